@@ -1,0 +1,44 @@
+// Buffer: owned memory on a device (64-byte aligned host memory for the CPU), freed with
+// the object. Tensors point into buffers.
+#pragma once
+
+#include <cstddef>
+
+#include "core/device.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace opsched {
+
+class Buffer {
+ public:
+  static StatusOr<Buffer> Allocate(const Device& device, size_t bytes);
+
+  Buffer() = default;
+  Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+  Buffer& operator=(Buffer&& other) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { Reset(); }
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+  const Device& device() const { return device_; }
+
+  // Synchronous copies between this buffer (at `offset`) and host memory.
+  Status CopyFromHost(const void* src, size_t bytes, size_t offset = 0);
+  Status CopyToHost(void* dst, size_t bytes, size_t offset = 0) const;
+  // A tensor over this buffer's memory; an error when `desc` needs more storage.
+  StatusOr<Tensor> AsTensor(const TensorDesc& desc) const;
+  // Frees the memory now.
+  void Reset();
+
+ private:
+  Status CheckRange(size_t bytes, size_t offset) const;
+
+  Device device_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+}  // namespace opsched

@@ -1,0 +1,47 @@
+// The GPU runtime as opsched uses it: device discovery and properties, memory, streams
+// and events, every failure a Status. Built for CUDA (gpu_backend.cc compiled against
+// cudart, and with hipcc for HIP) or, without a toolkit, as gpu_backend_none.cc where
+// every call says the build has no GPU support. Handles are opaque (void*) so that no
+// caller needs the vendor headers.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "core/device.h"
+#include "core/status.h"
+#include "core/target.h"
+
+namespace opsched::gpu {
+
+// kCuda, kHip, or kCpu when the build has no GPU support.
+DeviceKind BackendKind();
+// Number of usable devices; 0 when none (no driver, no device, no GPU build).
+int DeviceCount();
+// Why DeviceCount() is 0 (empty when it is not), for test skip messages and logs.
+std::string NoDeviceReason();
+
+StatusOr<Target> QueryDeviceTarget(const Device& device);
+Status SetDevice(const Device& device);
+
+StatusOr<void*> Malloc(const Device& device, size_t bytes);
+Status Free(const Device& device, void* ptr);
+// Copies between any two of host and device memory, ordered on `stream`.
+Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
+Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
+
+StatusOr<void*> StreamCreate(const Device& device);
+Status StreamDestroy(void* stream);
+Status StreamSynchronize(void* stream);
+Status StreamWaitEvent(void* stream, void* event);
+
+StatusOr<void*> EventCreate(const Device& device);
+Status EventDestroy(void* event);
+Status EventRecord(void* event, void* stream);
+Status EventSynchronize(void* event);
+StatusOr<float> EventElapsedMs(void* start, void* end);
+
+// The error of the last kernel launch (cleared), named after `what`.
+Status LastLaunchError(std::string_view what);
+
+}  // namespace opsched::gpu

@@ -1,0 +1,111 @@
+#include "core/tensor_desc.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace opsched {
+
+TensorDesc TensorDesc::Contiguous(DType dtype, absl::Span<const int64_t> shape) {
+  TensorDesc desc;
+  desc.dtype_ = dtype;
+  desc.shape_.assign(shape.begin(), shape.end());
+  desc.strides_ = ContiguousStrides(shape);
+  return desc;
+}
+
+StatusOr<TensorDesc> TensorDesc::Strided(DType dtype, absl::Span<const int64_t> shape,
+                                         absl::Span<const int64_t> strides) {
+  if (shape.size() != strides.size()) {
+    return absl::InvalidArgumentError(fmt::format("tensor has {} dimensions but {} strides",
+                                                  shape.size(), strides.size()));
+  }
+  TensorDesc desc;
+  desc.dtype_ = dtype;
+  desc.shape_.assign(shape.begin(), shape.end());
+  desc.strides_.assign(strides.begin(), strides.end());
+  OPSCHED_RETURN_IF_ERROR(desc.Validate());
+  // Canonical form: a layout that is row-major dense (size-1 dimensions may carry any
+  // stride) gets the row-major strides, so equal layouts compare and print equal.
+  if (desc.is_contiguous()) desc.strides_ = ContiguousStrides(desc.shape_);
+  return desc;
+}
+
+Dims TensorDesc::ContiguousStrides(absl::Span<const int64_t> shape) {
+  Dims strides(shape.size());
+  int64_t running = 1;
+  for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
+    strides[i] = running;
+    running *= std::max<int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+int64_t TensorDesc::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape_) n *= d;
+  return n;
+}
+
+int64_t TensorDesc::storage_elements() const {
+  if (numel() == 0) return 0;
+  int64_t extent = 1;
+  for (int i = 0; i < rank(); ++i) extent += (shape_[i] - 1) * strides_[i];
+  return extent;
+}
+
+bool TensorDesc::is_contiguous() const {
+  int64_t expected = 1;
+  for (int i = rank() - 1; i >= 0; --i) {
+    if (shape_[i] == 1) continue;
+    if (strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+bool TensorDesc::is_non_overlapping() const {
+  // Sort the non-trivial dimensions by stride; each stride must step over the whole
+  // extent of the dimensions with smaller strides.
+  absl::InlinedVector<int, 6> order;
+  for (int i = 0; i < rank(); ++i) {
+    if (shape_[i] == 0) return true;
+    if (shape_[i] > 1) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return strides_[a] < strides_[b]; });
+  int64_t extent = 1;
+  for (int i : order) {
+    if (strides_[i] < extent) return false;
+    extent = strides_[i] * shape_[i];
+  }
+  return true;
+}
+
+Status TensorDesc::Validate() const {
+  if (rank() > kMaxRank) {
+    return absl::InvalidArgumentError(
+        fmt::format("rank {} exceeds the supported maximum {}", rank(), kMaxRank));
+  }
+  if (shape_.size() != strides_.size()) {
+    return absl::InvalidArgumentError("shape and strides have different ranks");
+  }
+  for (int i = 0; i < rank(); ++i) {
+    if (shape_[i] < 0) {
+      return absl::InvalidArgumentError(fmt::format("dimension {} is negative ({})", i, shape_[i]));
+    }
+    if (strides_[i] < 0) {
+      return absl::InvalidArgumentError(fmt::format("stride {} is negative ({})", i, strides_[i]));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::string TensorDesc::ToString() const {
+  std::string out = fmt::format("{}[{}]", DTypeName(dtype_), fmt::join(shape_, ","));
+  if (!is_contiguous()) out += fmt::format(":[{}]", fmt::join(strides_, ","));
+  return out;
+}
+
+}  // namespace opsched

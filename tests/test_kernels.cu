@@ -1,0 +1,57 @@
+#include "tests/test_kernels.h"
+
+#include "core/gpu/gpu_backend.h"
+#include "core/gpu/portability.h"
+
+namespace opsched::testing {
+namespace {
+
+__device__ uint64_t WallClockNs(uint64_t ticks_per_ms) {
+#if defined(OPSCHED_HIP)
+  return static_cast<uint64_t>(clock64()) * 1000000ull / ticks_per_ms;
+#else
+  (void)ticks_per_ms;
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#endif
+}
+
+__global__ void SpinKernel(uint64_t nanoseconds, uint64_t ticks_per_ms) {
+  uint64_t start = WallClockNs(ticks_per_ms);
+  while (WallClockNs(ticks_per_ms) - start < nanoseconds) {
+  }
+}
+
+__global__ void TwiceOnePlusKernel(float* data, int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) data[i] = data[i] * 2.0f + 1.0f;
+}
+
+}  // namespace
+
+Status LaunchSpin(const Stream& stream, int64_t nanoseconds) {
+  uint64_t ticks_per_ms = 0;
+#if defined(OPSCHED_HIP)
+  int khz = 0;
+  // clock64() counts shader clock cycles on AMD GPUs; its rate is the clock rate in kHz.
+  if (hipDeviceGetAttribute(&khz, hipDeviceAttributeClockRate, stream.device().index) !=
+      hipSuccess) {
+    return absl::InternalError("hipDeviceAttributeClockRate");
+  }
+  ticks_per_ms = static_cast<uint64_t>(khz);
+#endif
+  SpinKernel<<<1, 1, 0, static_cast<gpuStream_t>(stream.native())>>>(
+      static_cast<uint64_t>(nanoseconds), ticks_per_ms);
+  return gpu::LastLaunchError("SpinKernel");
+}
+
+Status LaunchTwiceOnePlus(const Stream& stream, float* data, int64_t n) {
+  if (n == 0) return absl::OkStatus();
+  int64_t blocks = (n + 255) / 256;
+  TwiceOnePlusKernel<<<static_cast<unsigned>(blocks), 256, 0,
+                       static_cast<gpuStream_t>(stream.native())>>>(data, n);
+  return gpu::LastLaunchError("TwiceOnePlusKernel");
+}
+
+}  // namespace opsched::testing

@@ -1,0 +1,14 @@
+// test_kernels.h in builds without GPU support (the GPU tests skip before calling these).
+#include "tests/test_kernels.h"
+
+namespace opsched::testing {
+
+Status LaunchSpin(const Stream&, int64_t) {
+  return absl::FailedPreconditionError("built without GPU support");
+}
+
+Status LaunchTwiceOnePlus(const Stream&, float*, int64_t) {
+  return absl::FailedPreconditionError("built without GPU support");
+}
+
+}  // namespace opsched::testing
