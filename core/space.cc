@@ -1,0 +1,119 @@
+#include "core/space.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace opsched {
+
+ConfigSpace& ConfigSpace::Add(std::string name, std::vector<KnobValue> values) {
+  knobs_.push_back(KnobDomain{std::move(name), std::move(values)});
+  return *this;
+}
+
+ConfigSpace& ConfigSpace::AddInts(std::string name, const std::vector<int64_t>& values) {
+  return Add(std::move(name), std::vector<KnobValue>(values.begin(), values.end()));
+}
+
+ConfigSpace& ConfigSpace::Constrain(std::string description,
+                                    std::function<bool(const Config&)> holds) {
+  constraints_.push_back(Constraint{std::move(description), std::move(holds)});
+  return *this;
+}
+
+int64_t ConfigSpace::CartesianSize() const {
+  int64_t n = 1;
+  for (const KnobDomain& k : knobs_) n *= static_cast<int64_t>(k.values.size());
+  return n;
+}
+
+bool ConfigSpace::Satisfies(const Config& config) const {
+  for (const Constraint& c : constraints_) {
+    if (!c.holds(config)) return false;
+  }
+  return true;
+}
+
+Status ConfigSpace::Check(const Config& config) const {
+  if (config.knobs().size() != knobs_.size()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "config {} sets {} knobs; the space has {}", config.ToString(), config.knobs().size(),
+        knobs_.size()));
+  }
+  for (const KnobDomain& k : knobs_) {
+    const KnobValue* v = config.Find(k.name);
+    if (v == nullptr) {
+      return absl::InvalidArgumentError(
+          fmt::format("config {} lacks knob '{}'", config.ToString(), k.name));
+    }
+    if (std::find(k.values.begin(), k.values.end(), *v) == k.values.end()) {
+      return absl::InvalidArgumentError(fmt::format("knob {}={} is outside its domain",
+                                                    k.name, KnobValueToString(*v)));
+    }
+  }
+  for (const Constraint& c : constraints_) {
+    if (!c.holds(config)) {
+      return absl::InvalidArgumentError(
+          fmt::format("config {} breaks '{}'", config.ToString(), c.description));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<Config> ConfigSpace::Enumerate(size_t limit) const {
+  std::vector<Config> out;
+  for (const KnobDomain& k : knobs_) {
+    if (k.values.empty()) return out;
+  }
+  std::vector<size_t> digit(knobs_.size(), 0);
+  while (out.size() < limit) {
+    Config c;
+    for (size_t i = 0; i < knobs_.size(); ++i) c.Set(knobs_[i].name, knobs_[i].values[digit[i]]);
+    if (Satisfies(c)) out.push_back(std::move(c));
+    size_t i = 0;
+    for (; i < knobs_.size(); ++i) {
+      if (++digit[i] < knobs_[i].values.size()) break;
+      digit[i] = 0;
+    }
+    if (i == knobs_.size()) break;
+  }
+  return out;
+}
+
+StatusOr<Config> ConfigSpace::Sample(std::mt19937_64& rng, int max_tries) const {
+  for (const KnobDomain& k : knobs_) {
+    if (k.values.empty()) {
+      return absl::NotFoundError(fmt::format("knob '{}' has an empty domain", k.name));
+    }
+  }
+  for (int t = 0; t < max_tries; ++t) {
+    Config c;
+    for (const KnobDomain& k : knobs_) {
+      std::uniform_int_distribution<size_t> pick(0, k.values.size() - 1);
+      c.Set(k.name, k.values[pick(rng)]);
+    }
+    if (Satisfies(c)) return c;
+  }
+  return absl::NotFoundError(
+      fmt::format("no legal config found in {} random draws", max_tries));
+}
+
+std::vector<Config> ConfigSpace::Neighbours(const Config& config) const {
+  std::vector<Config> out;
+  for (const KnobDomain& k : knobs_) {
+    const KnobValue* v = config.Find(k.name);
+    if (v == nullptr) continue;
+    auto it = std::find(k.values.begin(), k.values.end(), *v);
+    if (it == k.values.end()) continue;
+    size_t at = static_cast<size_t>(it - k.values.begin());
+    for (size_t j : {at - 1, at + 1}) {
+      if (j >= k.values.size()) continue;  // also catches at - 1 wrapping below 0
+      Config n = config;
+      n.Set(k.name, k.values[j]);
+      if (Satisfies(n)) out.push_back(std::move(n));
+    }
+  }
+  return out;
+}
+
+}  // namespace opsched

@@ -1,0 +1,57 @@
+// ConfigSpace: the legal configs of one implementation for one workload — knobs with
+// their domains, plus constraints between knobs (e.g. block * items <= 8192, shared
+// memory fits). Enumerated by grid search, sampled by random search, walked by
+// neighbours in guided search.
+#pragma once
+
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/status.h"
+
+namespace opsched {
+
+struct KnobDomain {
+  std::string name;
+  std::vector<KnobValue> values;  // in a meaningful order (neighbours are adjacent)
+};
+
+struct Constraint {
+  std::string description;  // shown when a config breaks it: "block * items <= 8192"
+  std::function<bool(const Config&)> holds;
+};
+
+class ConfigSpace {
+ public:
+  ConfigSpace& Add(std::string name, std::vector<KnobValue> values);
+  ConfigSpace& AddInts(std::string name, const std::vector<int64_t>& values);
+  ConfigSpace& Constrain(std::string description, std::function<bool(const Config&)> holds);
+
+  const std::vector<KnobDomain>& knobs() const { return knobs_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+
+  // Product of the domain sizes (before constraints); 1 for a space without knobs.
+  int64_t CartesianSize() const;
+  // OK when `config` sets exactly this space's knobs to values in their domains and
+  // satisfies every constraint; otherwise an error saying which rule it breaks.
+  Status Check(const Config& config) const;
+  bool Contains(const Config& config) const { return Check(config).ok(); }
+  // Every legal config, in odometer order over the domains (at most `limit`).
+  std::vector<Config> Enumerate(size_t limit = 1'000'000) const;
+  // A uniformly drawn legal config (rejection sampling); NotFound when none is found
+  // in `max_tries` draws.
+  StatusOr<Config> Sample(std::mt19937_64& rng, int max_tries = 1000) const;
+  // Legal configs that differ from `config` in one knob by one step in its domain.
+  std::vector<Config> Neighbours(const Config& config) const;
+
+ private:
+  bool Satisfies(const Config& config) const;
+
+  std::vector<KnobDomain> knobs_;
+  std::vector<Constraint> constraints_;
+};
+
+}  // namespace opsched

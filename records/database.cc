@@ -1,0 +1,259 @@
+#include "records/database.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+#include "core/stable_hash.h"
+#include "records/convert.h"
+
+namespace opsched::records {
+namespace {
+
+uint64_t ArchHash(std::string_view kind, std::string_view arch) {
+  StableHasher h;
+  h.String(kind).String("/").String(arch);
+  return h.value();
+}
+
+}  // namespace
+
+TargetKey TargetKey::Of(const Target& target) {
+  return TargetKey{target.fingerprint(), ArchHash(DeviceKindName(target.kind), target.arch)};
+}
+
+TargetKey TargetKey::Of(const TargetProto& target) {
+  return TargetKey{target.fingerprint(), ArchHash(target.kind(), target.arch())};
+}
+
+uint64_t WorkloadFamily(const Workload& w) {
+  StableHasher h;
+  h.String(w.op()).Int(static_cast<int64_t>(w.tensors().size()));
+  for (const TensorArg& t : w.tensors()) {
+    h.String(t.name)
+        .Int(static_cast<int64_t>(t.desc.dtype()))
+        .Int(t.desc.rank())
+        .Int(t.desc.is_contiguous() ? 1 : 0);
+  }
+  // Attributes through the text form: the family needs equality, not speed.
+  for (const Attr& a : w.attrs()) h.String(a.name).String(AttrValueToString(a.value));
+  return h.value();
+}
+
+double Database::Distance(const Workload& a, const Workload& b) {
+  double sum = 0;
+  const size_t n = std::min(a.tensors().size(), b.tensors().size());
+  for (size_t i = 0; i < n; ++i) {
+    const TensorDesc& x = a.tensors()[i].desc;
+    const TensorDesc& y = b.tensors()[i].desc;
+    const int rank = std::min(x.rank(), y.rank());
+    for (int d = 0; d < rank; ++d) {
+      double diff = std::log2(1.0 + static_cast<double>(x.dim(d))) -
+                    std::log2(1.0 + static_cast<double>(y.dim(d)));
+      sum += diff * diff;
+    }
+  }
+  return std::sqrt(sum);
+}
+
+StatusOr<uint32_t> Database::InternWorkload(std::string_view bytes, uint64_t hash) {
+  auto it = workload_ids_.find(hash);
+  if (it != workload_ids_.end()) return it->second;
+  WorkloadProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::DataLossError("workload does not parse");
+  }
+  OPSCHED_ASSIGN_OR_RETURN(Workload w, FromProto(proto));
+  if (w.hash() != hash) {
+    return absl::DataLossError(fmt::format(
+        "workload '{}' is stored with hash {:016x} but hashes to {:016x}", proto.key(), hash,
+        w.hash()));
+  }
+  auto info = std::make_unique<WorkloadInfo>();
+  info->family = WorkloadFamily(w);
+  info->hash = hash;
+  info->workload = std::move(w);
+  const uint32_t id = static_cast<uint32_t>(workloads_.size());
+  families_[info->family].push_back(id);
+  workloads_.push_back(std::move(info));
+  workload_ids_.emplace(hash, id);
+  return id;
+}
+
+StatusOr<uint32_t> Database::InternTarget(std::string_view bytes, uint64_t fingerprint) {
+  auto it = target_ids_.find(fingerprint);
+  if (it != target_ids_.end()) return it->second;
+  TargetProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::DataLossError("target does not parse");
+  }
+  OPSCHED_ASSIGN_OR_RETURN(Target t, FromProto(proto));
+  if (t.fingerprint() != fingerprint) {
+    return absl::DataLossError(fmt::format(
+        "target '{}' is stored with fingerprint {:016x} but its fields give {:016x}",
+        proto.device_name(), fingerprint, t.fingerprint()));
+  }
+  const uint32_t id = static_cast<uint32_t>(targets_.size());
+  targets_.push_back(TargetInfo{proto, TargetKey::Of(proto)});
+  target_ids_.emplace(fingerprint, id);
+  return id;
+}
+
+uint32_t Database::InternImplementation(std::string_view name) {
+  auto it = implementation_ids_.find(absl::string_view(name.data(), name.size()));
+  if (it != implementation_ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(implementations_.size());
+  implementations_.emplace_back(name);
+  implementation_ids_.emplace(implementations_.back(), id);
+  return id;
+}
+
+StatusOr<uint32_t> Database::InternConfig(std::string_view bytes) {
+  // Configs repeat across records: look them up by their encoding first, and parse an
+  // encoding only the first time it is seen.
+  const uint64_t raw = StableHasher().Bytes(bytes.data(), bytes.size()).value();
+  auto it = config_raw_ids_.find(raw);
+  if (it != config_raw_ids_.end()) return it->second;
+  ConfigProto proto;
+  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return absl::DataLossError("config does not parse");
+  }
+  OPSCHED_ASSIGN_OR_RETURN(Config c, FromProto(proto));
+  auto [semantic, inserted] = config_ids_.try_emplace(c.hash(), static_cast<uint32_t>(configs_.size()));
+  if (inserted) configs_.push_back(std::move(c));
+  config_raw_ids_.emplace(raw, semantic->second);
+  return semantic->second;
+}
+
+void Database::UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey key,
+                          uint32_t index) {
+  auto [it, inserted] = best.try_emplace(key, index);
+  if (!inserted && entries_[index].median_us < entries_[it->second].median_us) {
+    it->second = index;
+  }
+}
+
+Status Database::Index(std::string_view payload, uint32_t source, uint64_t offset) {
+  RecordSummary r;
+  if (!SummarizeRecord(payload, &r)) return absl::DataLossError("not a Record encoding");
+  OPSCHED_ASSIGN_OR_RETURN(uint32_t workload, InternWorkload(r.workload, r.workload_hash));
+  OPSCHED_ASSIGN_OR_RETURN(uint32_t target, InternTarget(r.target, r.fingerprint));
+  OPSCHED_ASSIGN_OR_RETURN(uint32_t config, InternConfig(r.config));
+  const auto status = static_cast<RecordStatus>(r.status);
+  if (status == OK && !(r.median_us >= 0)) {
+    return absl::DataLossError(fmt::format("ok record with median {} us", r.median_us));
+  }
+  const uint32_t index = static_cast<uint32_t>(entries_.size());
+  entries_.push_back(RecordEntry{workload, target, InternImplementation(r.implementation), config,
+                                 static_cast<float>(r.median_us), status, source, offset});
+  const uint64_t wl = workloads_[workload]->hash;
+  const TargetKey& key = targets_[target].key;
+  by_pair_[PairKey{wl, key.fingerprint}].push_back(index);
+  if (status == OK) {
+    UpdateBest(best_exact_, PairKey{wl, key.fingerprint}, index);
+    UpdateBest(best_arch_, PairKey{wl, key.arch}, index);
+  }
+  return absl::OkStatus();
+}
+
+Status Database::Load(const std::string& path, LogScan* scan) {
+  OPSCHED_ASSIGN_OR_RETURN(LogReader reader, LogReader::Open(path));
+  auto owned = std::make_unique<LogReader>(std::move(reader));
+  const uint32_t source = static_cast<uint32_t>(sources_.size());
+  LogScan local;
+  LogScan& s = scan ? *scan : local;
+  owned->ForEachFrame(
+      [&](uint64_t offset, std::string_view payload) {
+        Status st = Index(payload, source, offset);
+        if (!st.ok()) {
+          ++s.unparsable;
+          Log().warn("{}: record at byte offset {} skipped: {}", path, offset, st.message());
+        }
+      },
+      &s);
+  owned->ReleasePages();
+  sources_.push_back(std::move(owned));
+  return absl::OkStatus();
+}
+
+Status Database::Add(const Record& record) {
+  live_.push_back(record);
+  Status st = Index(record.SerializeAsString(), kLive, live_.size() - 1);
+  if (!st.ok()) live_.pop_back();
+  return st;
+}
+
+std::optional<Match> Database::Best(uint64_t workload_hash, const TargetKey& target,
+                                    bool allow_transfer) const {
+  auto exact = best_exact_.find(PairKey{workload_hash, target.fingerprint});
+  if (exact != best_exact_.end()) return Match{&entries_[exact->second], false};
+  if (!allow_transfer) return std::nullopt;
+  auto arch = best_arch_.find(PairKey{workload_hash, target.arch});
+  if (arch != best_arch_.end()) return Match{&entries_[arch->second], true};
+  return std::nullopt;
+}
+
+std::vector<Neighbour> Database::Nearest(const Workload& workload, const Target& target, int k,
+                                         bool allow_transfer) const {
+  std::vector<Neighbour> out;
+  auto family = families_.find(WorkloadFamily(workload));
+  if (family == families_.end() || k <= 0) return out;
+  const TargetKey key = TargetKey::Of(target);
+  const uint64_t self = workload.hash();
+  for (uint32_t id : family->second) {
+    const WorkloadInfo& info = *workloads_[id];
+    if (info.hash == self) continue;
+    std::optional<Match> best = Best(info.hash, key, allow_transfer);
+    if (!best) continue;
+    out.push_back(Neighbour{&info.workload, Distance(workload, info.workload), *best});
+  }
+  std::sort(out.begin(), out.end(), [](const Neighbour& a, const Neighbour& b) {
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return a.best.entry->median_us < b.best.entry->median_us;
+  });
+  if (out.size() > static_cast<size_t>(k)) out.resize(k);
+  return out;
+}
+
+bool Database::Contains(uint64_t workload_hash, uint64_t fingerprint,
+                        std::string_view implementation, const Config& config) const {
+  auto it = by_pair_.find(PairKey{workload_hash, fingerprint});
+  if (it == by_pair_.end()) return false;
+  for (uint32_t i : it->second) {
+    const RecordEntry& e = entries_[i];
+    if (implementations_[e.implementation] == implementation && configs_[e.config] == config) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<const RecordEntry*> Database::RecordsFor(uint64_t workload_hash,
+                                                     uint64_t fingerprint) const {
+  std::vector<const RecordEntry*> out;
+  auto it = by_pair_.find(PairKey{workload_hash, fingerprint});
+  if (it == by_pair_.end()) return out;
+  for (uint32_t i : it->second) out.push_back(&entries_[i]);
+  return out;
+}
+
+StatusOr<std::string> Database::Payload(const RecordEntry& entry) const {
+  if (entry.source == kLive) return live_[entry.offset].SerializeAsString();
+  OPSCHED_ASSIGN_OR_RETURN(std::string_view payload, sources_[entry.source]->FrameAt(entry.offset));
+  return std::string(payload);
+}
+
+StatusOr<Record> Database::Fetch(const RecordEntry& entry) const {
+  if (entry.source == kLive) return live_[entry.offset];
+  OPSCHED_ASSIGN_OR_RETURN(std::string payload, Payload(entry));
+  Record record;
+  if (!record.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return absl::DataLossError(fmt::format("{}: record at byte offset {} no longer parses",
+                                           sources_[entry.source]->path(), entry.offset));
+  }
+  return record;
+}
+
+}  // namespace opsched::records

@@ -1,0 +1,160 @@
+// Database: records loaded from one or more logs (and added live), indexed by
+// (workload, target) for the dispatcher and the tuner.
+//
+// Target matching: an exact fingerprint match first; a record from another target with
+// the same arch key (same kind and arch, other device name or library versions) only
+// when transfer is allowed, and then marked transferred; a record from another arch or
+// kind is never returned.
+//
+// Memory: each record costs a 40-byte entry; workloads, targets, implementation names
+// and configs are stored once each. Full records are read back from their log on demand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/config.h"
+#include "core/status.h"
+#include "core/target.h"
+#include "core/workload.h"
+#include "records/log_reader.h"
+#include "records/record_summary.h"
+#include "records/records.pb.h"
+
+namespace opsched::records {
+
+// What identifies a target for lookups; compute once per target (hashing is not free).
+struct TargetKey {
+  uint64_t fingerprint = 0;
+  uint64_t arch = 0;  // stable hash of Target::arch_key()
+  static TargetKey Of(const Target& target);
+  static TargetKey Of(const TargetProto& target);
+};
+
+struct RecordEntry {
+  uint32_t workload;        // index into workloads
+  uint32_t target;          // index into targets
+  uint32_t implementation;  // index into implementation names
+  uint32_t config;          // index into configs
+  float median_us;
+  RecordStatus status;
+  uint32_t source;          // index into sources (kLive for records added in memory)
+  uint64_t offset;          // frame offset in the source log (or index into live records)
+};
+
+struct Match {
+  const RecordEntry* entry = nullptr;
+  bool transferred = false;
+};
+
+struct Neighbour {
+  const Workload* workload = nullptr;
+  double distance = 0;  // see Database::Distance
+  Match best;
+};
+
+class Database {
+ public:
+  static constexpr uint32_t kLive = 0xffffffffu;
+
+  Database() = default;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // Loads every intact record of the log at `path`. Records whose stored workload hash
+  // or target fingerprint disagrees with their contents are skipped with a warning.
+  Status Load(const std::string& path, LogScan* scan = nullptr);
+  // Adds one record held in memory (the tuner, as it measures).
+  Status Add(const Record& record);
+
+  size_t size() const { return entries_.size(); }
+  const std::vector<RecordEntry>& entries() const { return entries_; }
+
+  // The fastest ok record of this workload on this target (see the matching rules).
+  std::optional<Match> Best(uint64_t workload_hash, const TargetKey& target,
+                            bool allow_transfer = false) const;
+  std::optional<Match> Best(const Workload& workload, const Target& target,
+                            bool allow_transfer = false) const {
+    return Best(workload.hash(), TargetKey::Of(target), allow_transfer);
+  }
+  // Up to k tuned workloads nearest to `workload` (same op, tensor names, dtypes, ranks,
+  // layouts and attributes; shapes differ), nearest first, each with its best record on
+  // this target. `workload` itself is excluded.
+  std::vector<Neighbour> Nearest(const Workload& workload, const Target& target, int k,
+                                 bool allow_transfer = false) const;
+  // The shape distance Nearest uses: Euclidean distance between the log2(1 + d) of
+  // every dimension of every tensor.
+  static double Distance(const Workload& a, const Workload& b);
+  // True when some record of this workload, target, implementation and config exists,
+  // whatever its status (the tuner's resume check).
+  bool Contains(uint64_t workload_hash, uint64_t fingerprint, std::string_view implementation,
+                const Config& config) const;
+  // Every record of one workload on one target (any status), in load order.
+  std::vector<const RecordEntry*> RecordsFor(uint64_t workload_hash, uint64_t fingerprint) const;
+
+  const Workload& workload(uint32_t i) const { return workloads_[i]->workload; }
+  const TargetProto& target(uint32_t i) const { return targets_[i].proto; }
+  const std::string& implementation(uint32_t i) const { return implementations_[i]; }
+  const Config& config(uint32_t i) const { return configs_[i]; }
+  size_t workload_count() const { return workloads_.size(); }
+  // The full record behind an entry, read back from its log.
+  StatusOr<Record> Fetch(const RecordEntry& entry) const;
+  // The serialized record behind an entry, exactly as stored.
+  StatusOr<std::string> Payload(const RecordEntry& entry) const;
+
+ private:
+  struct WorkloadInfo {
+    Workload workload;
+    uint64_t hash;
+    uint64_t family;
+  };
+  struct TargetInfo {
+    TargetProto proto;
+    TargetKey key;
+  };
+  struct PairKey {
+    uint64_t a, b;
+    bool operator==(const PairKey& o) const { return a == o.a && b == o.b; }
+    template <typename H>
+    friend H AbslHashValue(H h, const PairKey& k) {
+      return H::combine(std::move(h), k.a, k.b);
+    }
+  };
+
+  // Indexes one serialized record.
+  Status Index(std::string_view payload, uint32_t source, uint64_t offset);
+  StatusOr<uint32_t> InternWorkload(std::string_view bytes, uint64_t hash);
+  StatusOr<uint32_t> InternTarget(std::string_view bytes, uint64_t fingerprint);
+  uint32_t InternImplementation(std::string_view name);
+  StatusOr<uint32_t> InternConfig(std::string_view bytes);
+  void UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey key, uint32_t index);
+
+  std::vector<RecordEntry> entries_;
+  std::vector<std::unique_ptr<WorkloadInfo>> workloads_;
+  absl::flat_hash_map<uint64_t, uint32_t> workload_ids_;  // workload hash -> index
+  absl::flat_hash_map<uint64_t, std::vector<uint32_t>> families_;
+  std::vector<TargetInfo> targets_;
+  absl::flat_hash_map<uint64_t, uint32_t> target_ids_;  // fingerprint -> index
+  std::vector<std::string> implementations_;
+  absl::flat_hash_map<std::string, uint32_t> implementation_ids_;
+  std::vector<Config> configs_;
+  absl::flat_hash_map<uint64_t, uint32_t> config_ids_;      // Config::hash() -> index
+  absl::flat_hash_map<uint64_t, uint32_t> config_raw_ids_;  // hash of encoding -> index
+  // (workload hash, fingerprint) -> fastest ok entry; (workload hash, arch) likewise.
+  absl::flat_hash_map<PairKey, uint32_t> best_exact_;
+  absl::flat_hash_map<PairKey, uint32_t> best_arch_;
+  // (workload hash, fingerprint) -> entries, for RecordsFor / Contains.
+  absl::flat_hash_map<PairKey, std::vector<uint32_t>> by_pair_;
+  std::vector<std::unique_ptr<LogReader>> sources_;
+  std::vector<Record> live_;
+};
+
+// The family of a workload: op, tensor names, dtypes, ranks and layouts, attributes —
+// everything but the sizes. Nearest() searches within a family.
+uint64_t WorkloadFamily(const Workload& workload);
+
+}  // namespace opsched::records

@@ -1,0 +1,165 @@
+#include "records/database.h"
+
+#include <cstdio>
+
+#include <gtest/gtest.h>
+
+#include "records/log_writer.h"
+#include "tests/records/record_factory.h"
+#include "tests/test_util.h"
+
+namespace opsched::records {
+namespace {
+
+using testing::MakeRecord;
+using testing::TestGpu;
+
+const char* kLine = "scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] "
+                    "updates=f32[1000,256,7,7] axis=0 reduction=none";
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  return path;
+}
+
+Workload W(const char* line) { return *ParseWorkload(line); }
+
+TEST(DatabaseTest, BestIsTheFastestOkRecordOfTheExactTarget) {
+  Database db;
+  const Target h200 = TestGpu();
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_parallel", "block=256", 50)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_parallel", "block=128", 40)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_sorted", "block=128", 10, CRASHED)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_sequential", "-", 45)));
+  std::optional<Match> best = db.Best(W(kLine), h200);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_FALSE(best->transferred);
+  EXPECT_EQ(db.implementation(best->entry->implementation), "scatter_parallel");
+  EXPECT_EQ(db.config(best->entry->config).ToString(), "block=128");
+  EXPECT_FLOAT_EQ(best->entry->median_us, 40);
+  EXPECT_FALSE(db.Best(W("scatter data=f32[4] indices=i64[1] updates=f32[1] axis=0 reduction=none"),
+                       h200)
+                   .has_value());
+}
+
+TEST(DatabaseTest, TransferOnlyWithinTheArchAndOnlyWhenAsked) {
+  Database db;
+  const Target h200 = TestGpu();
+  const Target h200_new_cudnn = TestGpu("NVIDIA H200", "sm_90", 91400);
+  const Target h100 = TestGpu("NVIDIA H100 80GB HBM3", "sm_90");
+  const Target a100 = TestGpu("NVIDIA A100", "sm_80");
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_parallel", "block=256", 50)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, a100, "scatter_sorted", "block=128", 5)));
+  // Same device, new cuDNN: not applied unless transfer is allowed, then marked.
+  EXPECT_FALSE(db.Best(W(kLine), h200_new_cudnn).has_value());
+  std::optional<Match> t = db.Best(W(kLine), h200_new_cudnn, /*allow_transfer=*/true);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_TRUE(t->transferred);
+  EXPECT_EQ(db.implementation(t->entry->implementation), "scatter_parallel");
+  // Same arch, other device: likewise.
+  ASSERT_TRUE(db.Best(W(kLine), h100, true).has_value());
+  EXPECT_TRUE(db.Best(W(kLine), h100, true)->transferred);
+  // Another arch's (faster) record is never applied, and neither is another kind's.
+  Target hip = h200;
+  hip.kind = DeviceKind::kHip;
+  EXPECT_EQ(db.implementation(db.Best(W(kLine), h100, true)->entry->implementation),
+            "scatter_parallel");
+  EXPECT_FALSE(db.Best(W(kLine), hip, true).has_value());
+  EXPECT_FALSE(db.Best(W(kLine), CpuTarget(), true).has_value());
+  // The exact record wins over transfer when present.
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h100, "scatter_sequential", "-", 900)));
+  std::optional<Match> exact = db.Best(W(kLine), h100, true);
+  EXPECT_FALSE(exact->transferred);
+  EXPECT_EQ(db.implementation(exact->entry->implementation), "scatter_sequential");
+}
+
+TEST(DatabaseTest, NearestStaysInTheFamilyAndOrdersByShapeDistance) {
+  Database db;
+  const Target gpu = TestGpu();
+  auto line = [](int n, const char* axis) {
+    return "reduce x=f32[" + std::to_string(n) + ",64] axes=" + axis + " op=sum";
+  };
+  for (int n : {16, 256, 4096, 65536}) {
+    OPSCHED_ASSERT_OK(db.Add(MakeRecord(line(n, "1"), gpu, "reduce_rows", "block=" + std::to_string(n), 1)));
+  }
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(line(300, "0"), gpu, "reduce_columns", "block=64", 1)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord("reduce x=f16[300,64] axes=1 op=sum", gpu, "reduce_rows", "block=1", 1)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(line(200, "1"), gpu, "reduce_rows", "block=2", 1, TIMEOUT)));
+  std::vector<Neighbour> near = db.Nearest(W(line(300, "1").c_str()), gpu, 3);
+  ASSERT_EQ(near.size(), 3u);
+  EXPECT_EQ(near[0].workload->ToString(), line(256, "1"));
+  EXPECT_EQ(near[1].workload->ToString(), line(4096, "1"));
+  EXPECT_EQ(near[2].workload->ToString(), line(16, "1"));
+  EXPECT_LT(near[0].distance, near[1].distance);
+  EXPECT_NEAR(near[0].distance, std::log2(301.0) - std::log2(257.0), 1e-12);
+  EXPECT_EQ(db.config(near[0].best.entry->config).ToString(), "block=256");
+  // Other targets have no neighbours; a workload never neighbours itself.
+  EXPECT_TRUE(db.Nearest(W(line(300, "1").c_str()), TestGpu("NVIDIA A100", "sm_80"), 3).empty());
+  for (const Neighbour& n : db.Nearest(W(line(256, "1").c_str()), gpu, 10)) {
+    EXPECT_NE(n.workload->ToString(), line(256, "1"));
+  }
+}
+
+TEST(DatabaseTest, ContainsAndRecordsForSeeEveryStatus) {
+  Database db;
+  const Target gpu = TestGpu();
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, gpu, "scatter_sorted", "block=128,items=4", 10, CRASHED)));
+  const uint64_t h = W(kLine).hash();
+  EXPECT_TRUE(db.Contains(h, gpu.fingerprint(), "scatter_sorted", *ParseConfig("items=4,block=128")));
+  EXPECT_FALSE(db.Contains(h, gpu.fingerprint(), "scatter_sorted", *ParseConfig("block=128,items=8")));
+  EXPECT_FALSE(db.Contains(h, gpu.fingerprint(), "scatter_parallel", *ParseConfig("block=128,items=4")));
+  EXPECT_EQ(db.RecordsFor(h, gpu.fingerprint()).size(), 1u);
+  EXPECT_FALSE(db.Best(W(kLine), gpu).has_value());
+}
+
+TEST(DatabaseTest, InconsistentRecordsAreSkippedNotMisapplied) {
+  const std::string path = TempPath("inconsistent.log");
+  const Target gpu = TestGpu();
+  Record bad_hash = MakeRecord(kLine, gpu, "scatter_parallel", "block=256", 1);
+  bad_hash.mutable_workload()->set_hash(12345);
+  Record bad_fp = MakeRecord(kLine, gpu, "scatter_parallel", "block=256", 1);
+  bad_fp.mutable_target()->set_fingerprint(999);
+  Record good = MakeRecord(kLine, gpu, "scatter_parallel", "block=512", 7);
+  {
+    auto writer = LogWriter::Open(path);
+    ASSERT_TRUE(writer.ok());
+    for (const Record& r : {bad_hash, bad_fp, good}) OPSCHED_ASSERT_OK((*writer)->Append(r));
+  }
+  Database db;
+  LogScan scan;
+  OPSCHED_ASSERT_OK(db.Load(path, &scan));
+  EXPECT_EQ(scan.intact, 3);
+  EXPECT_EQ(scan.unparsable, 2);
+  ASSERT_EQ(db.size(), 1u);
+  std::optional<Match> best = db.Best(W(kLine), gpu);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(db.config(best->entry->config).ToString(), "block=512");
+  // The full record reads back from the log.
+  StatusOr<Record> fetched = db.Fetch(*best->entry);
+  ASSERT_TRUE(fetched.ok()) << fetched.status();
+  EXPECT_EQ(fetched->SerializeAsString(), good.SerializeAsString());
+}
+
+TEST(DatabaseTest, LoadsSeveralLogs) {
+  const Target gpu = TestGpu();
+  const std::string a = TempPath("a.log");
+  const std::string b = TempPath("b.log");
+  {
+    auto wa = LogWriter::Open(a);
+    auto wb = LogWriter::Open(b);
+    ASSERT_TRUE(wa.ok() && wb.ok());
+    OPSCHED_ASSERT_OK((*wa)->Append(MakeRecord(kLine, gpu, "scatter_parallel", "block=256", 9)));
+    OPSCHED_ASSERT_OK((*wb)->Append(MakeRecord(kLine, gpu, "scatter_sorted", "block=256", 3)));
+  }
+  Database db;
+  OPSCHED_ASSERT_OK(db.Load(a));
+  OPSCHED_ASSERT_OK(db.Load(b));
+  EXPECT_EQ(db.size(), 2u);
+  EXPECT_EQ(db.implementation(db.Best(W(kLine), gpu)->entry->implementation), "scatter_sorted");
+  EXPECT_FALSE(db.Load(TempPath("nope.log")).ok());
+}
+
+}  // namespace
+}  // namespace opsched::records

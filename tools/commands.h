@@ -1,0 +1,11 @@
+// The subcommands of the `opsched` CLI. Each Add*Command registers itself on `app`; its
+// callback stores the exit code in `*exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace opsched::tools {
+
+void AddRecordsCommand(CLI::App& app, int* exit_code);
+
+}  // namespace opsched::tools

@@ -1,0 +1,19 @@
+// opsched: the command-line tool (tune, bench, explain, ops, records).
+#include <CLI/CLI.hpp>
+
+#include "tools/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"opsched: autotuning operator scheduling for GPU kernels"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  opsched::tools::AddRecordsCommand(app, &exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Usage errors exit 2 (CLI11 returns 0 for --help).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  return exit_code;
+}
