@@ -25,6 +25,9 @@ struct Device {
   std::string ToString() const;
   bool operator==(const Device& o) const { return kind == o.kind && index == o.index; }
   bool operator!=(const Device& o) const { return !(*this == o); }
+  bool operator<(const Device& o) const {
+    return kind != o.kind ? kind < o.kind : index < o.index;
+  }
 };
 
 // Parses "cpu", "cuda", "cuda:N", "hip:N".

@@ -16,6 +16,11 @@ using StatusCode = absl::StatusCode;
 template <typename T>
 using StatusOr = absl::StatusOr<T>;
 
+// The message of `status` as a std::string_view (Debian's abseil has its own).
+inline std::string_view Message(const Status& status) {
+  return std::string_view(status.message().data(), status.message().size());
+}
+
 // Returns `status` with `context: ` prefixed to its message (code kept).
 Status Annotate(const Status& status, std::string_view context);
 

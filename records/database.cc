@@ -230,6 +230,14 @@ bool Database::Contains(uint64_t workload_hash, uint64_t fingerprint,
   return false;
 }
 
+std::vector<uint64_t> Database::FingerprintsWithArch(uint64_t arch) const {
+  std::vector<uint64_t> out;
+  for (const TargetInfo& t : targets_) {
+    if (t.key.arch == arch) out.push_back(t.key.fingerprint);
+  }
+  return out;
+}
+
 std::vector<const RecordEntry*> Database::RecordsFor(uint64_t workload_hash,
                                                      uint64_t fingerprint) const {
   std::vector<const RecordEntry*> out;

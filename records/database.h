@@ -93,6 +93,8 @@ class Database {
   // whatever its status (the tuner's resume check).
   bool Contains(uint64_t workload_hash, uint64_t fingerprint, std::string_view implementation,
                 const Config& config) const;
+  // Fingerprints of the loaded targets with this arch key hash (TargetKey::arch).
+  std::vector<uint64_t> FingerprintsWithArch(uint64_t arch) const;
   // Every record of one workload on one target (any status), in load order.
   std::vector<const RecordEntry*> RecordsFor(uint64_t workload_hash, uint64_t fingerprint) const;
 

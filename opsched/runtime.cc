@@ -1,0 +1,112 @@
+#include "opsched/runtime.h"
+
+#include <fmt/format.h>
+
+#include "core/gpu/gpu_backend.h"
+
+namespace opsched {
+
+StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
+  std::unique_ptr<Runtime> rt(new Runtime());
+  Target target = options.target ? *options.target : DefaultTarget();
+  rt->db_ = std::make_unique<records::Database>();
+  for (const std::string& path : options.record_files) {
+    OPSCHED_RETURN_IF_ERROR(Annotate(rt->db_->Load(path), "loading records"));
+  }
+  const Registry& registry = options.registry ? *options.registry : Registry::Global();
+  rt->dispatcher_ =
+      std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch);
+  if (options.allocator != nullptr) {
+    rt->allocator_ = options.allocator;
+  } else {
+    rt->owned_allocator_ = std::make_unique<CachingWorkspaceAllocator>();
+    rt->allocator_ = rt->owned_allocator_.get();
+  }
+  return rt;
+}
+
+Status Runtime::Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
+                         const Stream& stream) const {
+  const Workload& w = entry.canonical;
+  if (tensors.size() != entry.expected.size()) {
+    return absl::InvalidArgumentError(fmt::format("{} takes {} tensors (inputs then outputs), got {}",
+                                                  w.op(), entry.expected.size(), tensors.size()));
+  }
+  const Device device = target().device();
+  if (stream.device() != device) {
+    return absl::InvalidArgumentError(fmt::format("{}: stream is on {}, the target is {}", w.op(),
+                                                  stream.device().ToString(), device.ToString()));
+  }
+  const size_t inputs = w.tensors().size();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    const TensorDesc& want = entry.expected[i];
+    if (t.desc != want) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: tensor {} is {} but the workload has {}", w.op(), i, t.desc.ToString(),
+          want.ToString()));
+    }
+    if (t.device != device) {
+      return absl::InvalidArgumentError(fmt::format("{}: tensor {} is on {}, the target is {}",
+                                                    w.op(), i, t.device.ToString(),
+                                                    device.ToString()));
+    }
+    if (t.data == nullptr && t.desc.numel() > 0) {
+      return absl::InvalidArgumentError(fmt::format("{}: tensor {} has no data", w.op(), i));
+    }
+  }
+  // Outputs must not overlap inputs, except an output that is exactly the first input
+  // (in place) for implementations that support it.
+  const bool in_place_ok = entry.decision.implementation->traits().in_place;
+  for (size_t o = inputs; o < tensors.size(); ++o) {
+    if (!tensors[o].desc.is_non_overlapping()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: output {} has overlapping strides", w.op(), o - inputs));
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      if (i == o || !tensors[o].Overlaps(tensors[i])) continue;
+      const bool exact_alias = i == 0 && tensors[i].data == tensors[o].data &&
+                               tensors[i].desc == tensors[o].desc;
+      if (!(exact_alias && in_place_ok)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "{}: output {} overlaps tensor {}{}", w.op(), o - inputs, i,
+            exact_alias ? fmt::format(" and {} does not run in place",
+                                      entry.decision.implementation->name())
+                        : ""));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
+                    const Stream& stream) {
+  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
+  OPSCHED_RETURN_IF_ERROR(Validate(*entry, tensors, stream));
+  const Decision& d = entry->decision;
+  void* workspace = nullptr;
+  if (d.workspace_bytes > 0) {
+    OPSCHED_ASSIGN_OR_RETURN(workspace, allocator_->Get(stream, d.workspace_bytes));
+  }
+  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::SetDevice(target().device()));
+  Status s = d.implementation->Run(
+      RunArgs{entry->canonical, tensors, d.config, workspace, d.workspace_bytes, stream});
+  if (!s.ok()) return Annotate(s, d.implementation->name());
+  return s;
+}
+
+StatusOr<Decision> Runtime::Decide(const Workload& workload) {
+  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
+  return entry->decision;
+}
+
+StatusOr<Explanation> Runtime::Explain(const Workload& workload) const {
+  return dispatcher_->Explain(workload);
+}
+
+StatusOr<Explanation> Runtime::Explain(std::string_view workload_line) const {
+  OPSCHED_ASSIGN_OR_RETURN(Workload w, ParseWorkload(workload_line));
+  return dispatcher_->Explain(w);
+}
+
+}  // namespace opsched

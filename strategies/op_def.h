@@ -1,0 +1,69 @@
+// OpDef: what an op is, independent of how it is computed — its tensors and attributes,
+// validation and canonical form, output shapes, a generator of valid realistic inputs,
+// a float64 reference and the check of a result against it. One per op, in
+// ops/<op>/<op>_def.cc, registered with OPSCHED_REGISTER_OP.
+#pragma once
+
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/host_tensor.h"
+#include "core/status.h"
+#include "core/workload.h"
+
+namespace opsched {
+
+struct GeneratorOptions {
+  // How scatter-like ops draw indices: "uniform" (independent uniform draws),
+  // "unique" (no duplicate targets where the shape allows), "hot" (most updates hit a
+  // few targets).
+  std::string index_pattern = "uniform";
+};
+
+class OpDef {
+ public:
+  virtual ~OpDef() = default;
+
+  virtual std::string_view name() const = 0;
+  // Tensor names in the order Run receives them: inputs, then outputs.
+  virtual std::vector<std::string> InputNames() const = 0;
+  virtual std::vector<std::string> OutputNames() const = 0;
+
+  // Validates a parsed workload and brings it to canonical form (inputs in InputNames()
+  // order, attributes in the op's order with defaults filled in and values normalised).
+  // Errors name the tensor or attribute at fault.
+  virtual Status Canonicalize(Workload* workload) const = 0;
+  // Descriptors of the outputs of a canonical workload (contiguous).
+  virtual std::vector<TensorDesc> OutputDescs(const Workload& workload) const = 0;
+
+  // Fills `inputs` (allocated with the workload's input descriptors) with valid inputs
+  // drawn from `rng`: never all zeros, indices in range.
+  virtual Status Generate(const Workload& workload, const GeneratorOptions& options,
+                          std::mt19937_64& rng, std::vector<HostTensor>* inputs) const = 0;
+  // The outputs in float64, row-major, one vector per output.
+  virtual StatusOr<std::vector<std::vector<double>>> Reference(
+      const Workload& workload, const std::vector<HostTensor>& inputs) const = 0;
+  // OK when `outputs` match the reference within the op's tolerance for the dtypes;
+  // otherwise an error naming the first mismatch. `deterministic` is false for
+  // implementations allowed to pick any one of several valid results.
+  virtual Status Check(const Workload& workload, const std::vector<HostTensor>& inputs,
+                       const std::vector<HostTensor>& outputs,
+                       const std::vector<std::vector<double>>& reference,
+                       bool deterministic) const;
+
+  // The fewest bytes an implementation must move (each input read and each output
+  // written once), for bandwidth figures.
+  virtual double MinBytes(const Workload& workload) const;
+  virtual double Flops(const Workload& workload) const { (void)workload; return 0; }
+};
+
+// Compares outputs elementwise with |out - ref| <= atol + rtol * |ref| (NaN only where
+// the reference is NaN); the common body of OpDef::Check.
+Status CheckClose(const HostTensor& output, const std::vector<double>& reference, double atol,
+                  double rtol, std::string_view what);
+// Tolerances used by CheckClose for an output dtype when `terms` values were summed.
+double DefaultRtol(DType dtype, int64_t terms);
+
+}  // namespace opsched

@@ -1,0 +1,107 @@
+#include "strategies/registry.h"
+
+#include <fmt/format.h>
+
+#include "core/log.h"
+
+namespace opsched {
+
+Registry& Registry::Global() {
+  static Registry* registry = new Registry();  // never destroyed: used until exit
+  return *registry;
+}
+
+Status Registry::AddOp(std::unique_ptr<OpDef> op) {
+  std::string name(op->name());
+  if (ops_.count(name)) {
+    return absl::AlreadyExistsError(fmt::format("op '{}' is registered twice", name));
+  }
+  ops_.emplace(std::move(name), std::move(op));
+  return absl::OkStatus();
+}
+
+Status Registry::AddImplementation(std::unique_ptr<Implementation> implementation) {
+  std::string name(implementation->name());
+  if (implementations_.count(name)) {
+    return absl::AlreadyExistsError(
+        fmt::format("implementation '{}' is registered twice", name));
+  }
+  implementations_.emplace(std::move(name), std::move(implementation));
+  return absl::OkStatus();
+}
+
+Status Registry::AddStrategy(std::unique_ptr<Strategy> strategy) {
+  std::string op = strategy->op();
+  if (strategies_.count(op)) {
+    return absl::AlreadyExistsError(fmt::format("op '{}' has two strategies", op));
+  }
+  strategies_.emplace(std::move(op), std::move(strategy));
+  return absl::OkStatus();
+}
+
+const OpDef* Registry::FindOp(std::string_view name) const {
+  auto it = ops_.find(name);
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+const Implementation* Registry::FindImplementation(std::string_view name) const {
+  auto it = implementations_.find(name);
+  return it == implementations_.end() ? nullptr : it->second.get();
+}
+
+const Strategy* Registry::FindStrategy(std::string_view op) const {
+  auto it = strategies_.find(op);
+  return it == strategies_.end() ? nullptr : it->second.get();
+}
+
+std::vector<const OpDef*> Registry::ops() const {
+  std::vector<const OpDef*> out;
+  for (const auto& [name, op] : ops_) out.push_back(op.get());
+  return out;
+}
+
+std::vector<const Implementation*> Registry::ImplementationsOf(std::string_view op) const {
+  std::vector<const Implementation*> out;
+  for (const auto& [name, impl] : implementations_) {
+    if (impl->op() == op) out.push_back(impl.get());
+  }
+  return out;
+}
+
+Status Registry::Canonicalize(Workload* workload) const {
+  const OpDef* op = FindOp(workload->op());
+  if (op == nullptr) {
+    std::string known;
+    for (const auto& [name, def] : ops_) known += (known.empty() ? "" : ", ") + name;
+    return absl::NotFoundError(
+        fmt::format("unknown op '{}' (registered: {})", workload->op(), known));
+  }
+  return op->Canonicalize(workload);
+}
+
+StatusOr<Workload> Registry::ParseCanonical(std::string_view line) const {
+  OPSCHED_ASSIGN_OR_RETURN(Workload w, ParseWorkload(line));
+  OPSCHED_RETURN_IF_ERROR(Canonicalize(&w));
+  return w;
+}
+
+namespace {
+
+bool Report(const Status& s) {
+  if (!s.ok()) Log().error("registration: {}", s.message());
+  return s.ok();
+}
+
+}  // namespace
+
+bool RegisterOp(std::unique_ptr<OpDef> op) { return Report(Registry::Global().AddOp(std::move(op))); }
+
+bool RegisterImplementation(std::unique_ptr<Implementation> implementation) {
+  return Report(Registry::Global().AddImplementation(std::move(implementation)));
+}
+
+bool RegisterStrategy(std::unique_ptr<Strategy> strategy) {
+  return Report(Registry::Global().AddStrategy(std::move(strategy)));
+}
+
+}  // namespace opsched

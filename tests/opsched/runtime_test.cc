@@ -1,0 +1,129 @@
+#include "opsched/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include "core/buffer.h"
+#include "records/log_writer.h"
+#include "tests/records/record_factory.h"
+#include "tests/strategies/test_op.h"
+#include "tests/test_util.h"
+
+namespace opsched {
+namespace {
+
+class CountingAllocator : public WorkspaceAllocator {
+ public:
+  StatusOr<void*> Get(const Stream& stream, size_t bytes) override {
+    ++calls;
+    return inner.Get(stream, bytes);
+  }
+  int calls = 0;
+  CachingWorkspaceAllocator inner;
+};
+
+class RuntimeTest : public ::testing::Test {
+ protected:
+  RuntimeTest() { testing::RegisterScaleOp(&registry_, &runs_); }
+
+  std::unique_ptr<Runtime> Make(std::vector<std::string> records = {},
+                                WorkspaceAllocator* allocator = nullptr,
+                                DispatchOptions dispatch = {}) {
+    RuntimeOptions o;
+    o.target = CpuTarget();
+    o.registry = &registry_;
+    o.record_files = std::move(records);
+    o.allocator = allocator;
+    o.dispatch = dispatch;
+    StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create(std::move(o));
+    EXPECT_TRUE(rt.ok()) << rt.status();
+    return *std::move(rt);
+  }
+  Tensor T(std::vector<float>& v) {
+    return Tensor{TensorDesc::Contiguous(DType::kF32, {int64_t(v.size())}), v.data(), Device::Cpu()};
+  }
+
+  Registry registry_;
+  testing::ScaleRuns runs_;
+  Stream cpu_stream_ = Stream::Wrap(Device::Cpu(), nullptr);
+};
+
+TEST_F(RuntimeTest, RunsTheChosenImplementation) {
+  auto rt = Make();
+  std::vector<float> x(100), y(100, -1);
+  for (int i = 0; i < 100; ++i) x[i] = i;
+  Workload w = *ParseWorkload("scale x=f32[100] factor=3.0");
+  Tensor tensors[] = {T(x), T(y)};
+  OPSCHED_ASSERT_OK(rt->Run(w, tensors, cpu_stream_));
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(y[i], 3.0f * i);
+  EXPECT_EQ(runs_.loop.load(), 1);
+  // A workload without the default attribute is canonicalised (factor=2.0).
+  OPSCHED_ASSERT_OK(rt->Run(*ParseWorkload("scale x=f32[100]"), tensors, cpu_stream_));
+  EXPECT_EQ(y[7], 14.0f);
+}
+
+TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string log = std::string(dir ? dir : "/tmp") + "/runtime.log";
+  std::remove(log.c_str());
+  {
+    auto writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok());
+    OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
+        "scale x=f32[256] factor=2.0", CpuTarget(), "scale_cpu_blocked", "block=256", 1.0)));
+  }
+  CountingAllocator allocator;
+  auto rt = Make({log}, &allocator);
+  std::vector<float> x(256, 1.5f), y(256);
+  Tensor tensors[] = {T(x), T(y)};
+  Workload w = *ParseWorkload("scale x=f32[256]");
+  for (int i = 0; i < 3; ++i) OPSCHED_ASSERT_OK(rt->Run(w, tensors, cpu_stream_));
+  EXPECT_EQ(runs_.blocked.load(), 3);
+  EXPECT_EQ(y[255], 3.0f);
+  EXPECT_EQ(allocator.calls, 3);
+  EXPECT_EQ(allocator.inner.held_bytes(), 256 * sizeof(float));  // allocated once
+  StatusOr<Explanation> e = rt->Explain("scale x=f32[256]");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->decision.provenance, Provenance::kExactRecord);
+  // In place is allowed for scale_cpu_blocked.
+  Tensor in_place[] = {T(x), T(x)};
+  OPSCHED_ASSERT_OK(rt->Run(w, in_place, cpu_stream_));
+  EXPECT_EQ(x[0], 3.0f);
+  // A missing record file is an error at creation.
+  RuntimeOptions o;
+  o.target = CpuTarget();
+  o.registry = &registry_;
+  o.record_files = {log + ".missing"};
+  EXPECT_FALSE(Runtime::Create(o).ok());
+}
+
+TEST_F(RuntimeTest, BadCallsAreRefusedBeforeRunning) {
+  auto rt = Make();
+  std::vector<float> x(100, 1), y(100), small(99);
+  Workload w = *ParseWorkload("scale x=f32[100]");
+  auto expect_error = [&](std::vector<Tensor> tensors, const char* message) {
+    Status s = rt->Run(w, tensors, cpu_stream_);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << message;
+    EXPECT_NE(s.message().find(message), std::string::npos) << s;
+  };
+  expect_error({T(x)}, "scale takes 2 tensors");
+  expect_error({T(x), T(small)}, "tensor 1 is f32[99] but the workload has f32[100]");
+  Tensor on_gpu = T(y);
+  on_gpu.device = Device::Cuda(0);
+  expect_error({T(x), on_gpu}, "tensor 1 is on cuda:0");
+  Tensor null_out = T(y);
+  null_out.data = nullptr;
+  expect_error({T(x), null_out}, "tensor 1 has no data");
+  expect_error({T(x), T(x)}, "does not run in place");  // scale_cpu_loop is chosen
+  Tensor shifted{TensorDesc::Contiguous(DType::kF32, {100}), x.data() + 1, Device::Cpu()};
+  std::vector<float> big(101);
+  Tensor a{TensorDesc::Contiguous(DType::kF32, {100}), big.data(), Device::Cpu()};
+  Tensor b{TensorDesc::Contiguous(DType::kF32, {100}), big.data() + 1, Device::Cpu()};
+  expect_error({a, b}, "output 0 overlaps tensor 0");
+  Stream gpu_stream = Stream::Wrap(Device::Cuda(0), nullptr);
+  EXPECT_FALSE(rt->Run(w, std::vector<Tensor>{T(x), T(y)}, gpu_stream).ok());
+  EXPECT_EQ(runs_.loop.load(), 0);  // nothing ran
+  EXPECT_FALSE(rt->Run(*ParseWorkload("scale x=f32[2,2]"), std::vector<Tensor>{}, cpu_stream_).ok());
+}
+
+}  // namespace
+}  // namespace opsched

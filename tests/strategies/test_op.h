@@ -1,0 +1,27 @@
+// A test-only op, "scale" (y = factor * x over f32[n]), with three implementations and
+// a strategy, registered into a caller's Registry: the dispatcher and runtime tests use
+// it to reach every branch of the decision chain.
+#pragma once
+
+#include <atomic>
+
+#include "strategies/registry.h"
+
+namespace opsched::testing {
+
+// Counts Run calls per implementation (to see which one ran).
+struct ScaleRuns {
+  std::atomic<int> loop{0};
+  std::atomic<int> blocked{0};
+};
+
+// Registers op "scale", implementations "scale_cpu_loop" (deterministic, knob unroll in
+// {1,2,4}), "scale_cpu_blocked" (non-deterministic trait, knob block in {64,256,1024},
+// applicable when n >= 64 and n % 64 == 0, in place), "scale_cuda" (a CUDA
+// implementation that never runs on the CPU) and the strategy:
+//   priority 20  scale_cpu_blocked block=1024  when n >= 4096
+//   priority 10  scale_cpu_loop    unroll=8    always (8 is outside the space: the
+//                                              dispatcher falls back to unroll=1)
+void RegisterScaleOp(Registry* registry, ScaleRuns* runs);
+
+}  // namespace opsched::testing
