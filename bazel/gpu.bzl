@@ -20,7 +20,7 @@ load(
     "NVCC",
 )
 
-_COMMON_FLAGS = ["-O3", "-std=c++17", "-DNDEBUG"]
+_COMMON_FLAGS = ["-O3", "-std=c++20", "-DNDEBUG"]
 
 def _include_flags(cc_ctx, skip = None):
     flags = []

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "core/format.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/log.h"
 

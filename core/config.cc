@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/stable_hash.h"
 

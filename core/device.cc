@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 

@@ -1,6 +1,6 @@
 #include "core/dtype.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 

@@ -1,34 +1,40 @@
-// IEEE binary16 (f16) and bfloat16 (bf16) conversions on the host, round to nearest
-// even, NaN and infinity preserved. Device code uses the vendor types.
+// IEEE binary16 (f16) and bfloat16 (bf16) conversions, round to nearest even, NaN and
+// infinity preserved; on the host and, compiled by nvcc or hipcc, on the device.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define OPSCHED_HD __host__ __device__
+#else
+#define OPSCHED_HD
+#endif
+
 namespace opsched {
 
-inline uint32_t FloatBits(float f) {
+OPSCHED_HD inline uint32_t FloatBits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
 }
 
-inline float BitsFloat(uint32_t u) {
+OPSCHED_HD inline float BitsFloat(uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
 
-inline uint16_t FloatToBf16(float f) {
+OPSCHED_HD inline uint16_t FloatToBf16(float f) {
   uint32_t u = FloatBits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);  // quiet NaN
   u += 0x7fffu + ((u >> 16) & 1u);
   return static_cast<uint16_t>(u >> 16);
 }
 
-inline float Bf16ToFloat(uint16_t h) { return BitsFloat(uint32_t(h) << 16); }
+OPSCHED_HD inline float Bf16ToFloat(uint16_t h) { return BitsFloat(uint32_t(h) << 16); }
 
-inline uint16_t FloatToHalf(float f) {
+OPSCHED_HD inline uint16_t FloatToHalf(float f) {
   const uint32_t u = FloatBits(f);
   const uint32_t sign = (u >> 16) & 0x8000u;
   const uint32_t abs = u & 0x7fffffffu;
@@ -54,7 +60,7 @@ inline uint16_t FloatToHalf(float f) {
   return static_cast<uint16_t>(sign | bits);
 }
 
-inline float HalfToFloat(uint16_t h) {
+OPSCHED_HD inline float HalfToFloat(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1fu;
   const uint32_t mant = h & 0x3ffu;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 

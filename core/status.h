@@ -2,8 +2,6 @@
 // Errors cross the public API as Status values; nothing in opsched throws or aborts.
 #pragma once
 
-#include <fmt/format.h>
-
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -25,25 +23,6 @@ inline std::string_view Message(const Status& status) {
 Status Annotate(const Status& status, std::string_view context);
 
 }  // namespace opsched
-
-// fmt formatting of Status (its ToString()) and, where abseil has its own string_view
-// (Debian's build), of absl::string_view (Status::message()).
-template <>
-struct fmt::formatter<absl::Status> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(const absl::Status& s, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(s.ToString(), ctx);
-  }
-};
-#if !defined(ABSL_USES_STD_STRING_VIEW)
-template <>
-struct fmt::formatter<absl::string_view> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(absl::string_view s, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(std::string_view(s.data(), s.size()), ctx);
-  }
-};
-#endif
 
 #define OPSCHED_STATUS_CONCAT_INNER(a, b) a##b
 #define OPSCHED_STATUS_CONCAT(a, b) OPSCHED_STATUS_CONCAT_INNER(a, b)

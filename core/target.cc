@@ -5,7 +5,7 @@
 #include <fstream>
 #include <thread>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/gpu/gpu_backend.h"
 #include "core/stable_hash.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 

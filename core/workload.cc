@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/stable_hash.h"
 

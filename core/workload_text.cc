@@ -2,7 +2,7 @@
 #include <cctype>
 #include <charconv>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/workload.h"
 

@@ -1,6 +1,6 @@
 #include "opsched/runtime.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/gpu/gpu_backend.h"
 
@@ -14,8 +14,11 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
     OPSCHED_RETURN_IF_ERROR(Annotate(rt->db_->Load(path), "loading records"));
   }
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
+  rt->registry_ = &registry;
   rt->dispatcher_ =
       std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch);
+  rt->device_errors_ = options.device_errors;
+  rt->slots_ = std::make_unique<ErrorSlotPool>(rt->target().device());
   if (options.allocator != nullptr) {
     rt->allocator_ = options.allocator;
   } else {
@@ -89,10 +92,73 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
     OPSCHED_ASSIGN_OR_RETURN(workspace, allocator_->Get(stream, d.workspace_bytes));
   }
   if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::SetDevice(target().device()));
+  const bool checks = d.implementation->ReportsDeviceErrors();
+  ErrorSlot slot;
+  if (checks) {
+    PollPending(/*all=*/false);
+    OPSCHED_ASSIGN_OR_RETURN(slot, slots_->Acquire());
+  }
   Status s = d.implementation->Run(
-      RunArgs{entry->canonical, tensors, d.config, workspace, d.workspace_bytes, stream});
-  if (!s.ok()) return Annotate(s, d.implementation->name());
-  return s;
+      RunArgs{entry->canonical, tensors, d.config, workspace, d.workspace_bytes, stream, slot});
+  if (!checks) return s.ok() ? s : Annotate(s, d.implementation->name());
+  if (!s.ok()) {
+    slots_->Release(slot);  // nothing was queued that will write it
+    return Annotate(s, d.implementation->name());
+  }
+  if (device_errors_ == DeviceErrors::kDeferred) {
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    pending_.push_back(PendingCheck{slot, entry});
+    return absl::OkStatus();
+  }
+  Status synced = stream.Synchronize();
+  const int64_t state = SlotState(slot);
+  const ErrorSlotData data = *slot.host;
+  slots_->Release(slot);
+  OPSCHED_RETURN_IF_ERROR(synced);
+  if (state == kSlotError) {
+    return registry_->FindOp(entry->canonical.op())
+        ->DeviceError(entry->canonical, data.position, data.value);
+  }
+  if (state != kSlotOk) {
+    return absl::InternalError(fmt::format("{}: the device never reported its index check",
+                                           d.implementation->name()));
+  }
+  return absl::OkStatus();
+}
+
+void Runtime::PollPending(bool all) {
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    const int64_t state = SlotState(it->slot);
+    if (state == kSlotPending) {
+      // In the hot path only the oldest checks are looked at (they finish first on one
+      // stream); Synchronize looks at all of them.
+      if (!all) break;
+      ++it;
+      continue;
+    }
+    if (state == kSlotError && first_error_.ok()) {
+      const CachedDecision& e = *it->entry;
+      first_error_ = registry_->FindOp(e.canonical.op())
+                         ->DeviceError(e.canonical, it->slot.host->position, it->slot.host->value);
+    }
+    slots_->Release(it->slot);
+    it = pending_.erase(it);
+  }
+}
+
+Status Runtime::Synchronize(const Stream& stream) {
+  OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
+  PollPending(/*all=*/true);
+  return TakeDeviceError();
+}
+
+Status Runtime::TakeDeviceError() {
+  PollPending(/*all=*/true);
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  Status error = first_error_;
+  first_error_ = absl::OkStatus();
+  return error;
 }
 
 StatusOr<Decision> Runtime::Decide(const Workload& workload) {

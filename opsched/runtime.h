@@ -5,7 +5,9 @@
 // compilation at run time. Thread-safe for concurrent callers.
 #pragma once
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +19,7 @@
 #include "core/target.h"
 #include "core/tensor.h"
 #include "core/workload.h"
+#include "core/error_slot_pool.h"
 #include "opsched/workspace.h"
 #include "records/database.h"
 #include "strategies/decision.h"
@@ -24,6 +27,15 @@
 #include "strategies/registry.h"
 
 namespace opsched {
+
+// How data errors found on the device (an out-of-range scatter index) reach the caller.
+enum class DeviceErrors {
+  // The call returns at once; the error is returned by Synchronize() (or the next
+  // TakeDeviceError()). No host synchronisation inside a call.
+  kDeferred,
+  // The call waits for the op's check and returns the error itself (debugging, tests).
+  kSynchronous,
+};
 
 struct RuntimeOptions {
   // Where ops run; the default is DefaultTarget() (the first GPU, else the CPU).
@@ -36,6 +48,7 @@ struct RuntimeOptions {
   WorkspaceAllocator* allocator = nullptr;
   // Null: Registry::Global().
   const Registry* registry = nullptr;
+  DeviceErrors device_errors = DeviceErrors::kDeferred;
 };
 
 enum class ScatterReduction { kNone, kAdd, kMul, kMin, kMax };
@@ -50,6 +63,12 @@ class Runtime {
   // Runs `workload` on `tensors` (its inputs then outputs, in the op's order) on
   // `stream`. The tensors must match the workload's descriptors and live on the target.
   Status Run(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream);
+  // Waits for `stream`, then returns the first data error a device found in calls made
+  // before (kDeferred), naming the op and position; OK when there was none.
+  Status Synchronize(const Stream& stream);
+  // The first deferred device error already known, without waiting (OK if none).
+  Status TakeDeviceError();
+
   // The decision for a workload (cached).
   StatusOr<Decision> Decide(const Workload& workload);
   // The decision and every candidate considered.
@@ -67,6 +86,21 @@ class Runtime {
   Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
                   const Stream& stream) const;
 
+  struct PendingCheck {
+    ErrorSlot slot;
+    const CachedDecision* entry;
+  };
+  // Moves finished checks out of pending_, recording the first error: the oldest ones
+  // only, or (all) every finished one.
+  void PollPending(bool all);
+
+  DeviceErrors device_errors_ = DeviceErrors::kDeferred;
+  std::unique_ptr<ErrorSlotPool> slots_;
+  std::mutex pending_mu_;
+  std::deque<PendingCheck> pending_;
+  Status first_error_;
+
+  const Registry* registry_ = nullptr;
   std::unique_ptr<records::Database> db_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;

@@ -1,6 +1,6 @@
 #include "records/convert.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/stable_hash.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/log.h"
 #include "core/stable_hash.h"

@@ -2,7 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched::records {
 

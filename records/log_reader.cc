@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/log.h"
 #include "records/log_format.h"

@@ -1,6 +1,6 @@
 #include "strategies/decision.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 

@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "core/config.h"
 #include "core/device.h"
+#include "core/error_slot.h"
 #include "core/space.h"
 #include "core/status.h"
 #include "core/stream.h"
@@ -34,6 +35,9 @@ struct RunArgs {
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
   const Stream& stream;
+  // For implementations that ReportDeviceErrors(): where the op's last kernel reports
+  // data errors (see core/error_slot.h). Empty otherwise.
+  ErrorSlot error_slot = {};
 };
 
 class Implementation {
@@ -58,6 +62,9 @@ class Implementation {
     (void)config;
     return 0;
   }
+  // True when Run detects data errors on the device (and writes args.error_slot, which
+  // is then always given) instead of returning them.
+  virtual bool ReportsDeviceErrors() const { return false; }
   // Queues the work on args.stream; never synchronises the host with the device.
   virtual Status Run(const RunArgs& args) const = 0;
 };

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched {
 
@@ -57,6 +57,11 @@ Status OpDef::Check(const Workload& workload, const std::vector<HostTensor>& inp
                                        fmt::format("{} output '{}'", workload.op(), names[i])));
   }
   return absl::OkStatus();
+}
+
+Status OpDef::DeviceError(const Workload& workload, int64_t position, int64_t value) const {
+  return absl::InvalidArgumentError(fmt::format("{}: bad value {} at position {}", workload.op(),
+                                                value, position));
 }
 
 double OpDef::MinBytes(const Workload& workload) const {

@@ -20,6 +20,8 @@ struct GeneratorOptions {
   // "unique" (no duplicate targets where the shape allows), "hot" (most updates hit a
   // few targets).
   std::string index_pattern = "uniform";
+  // Fraction of indices written in their negative form (index - axis size).
+  double negative_index_fraction = 0.0;
 };
 
 class OpDef {
@@ -52,6 +54,10 @@ class OpDef {
                        const std::vector<HostTensor>& outputs,
                        const std::vector<std::vector<double>>& reference,
                        bool deterministic) const;
+
+  // The error for a data error an implementation found on the device (error_slot.h):
+  // the first bad position (row-major) and the value there.
+  virtual Status DeviceError(const Workload& workload, int64_t position, int64_t value) const;
 
   // The fewest bytes an implementation must move (each input read and each output
   // written once), for bandwidth figures.

@@ -1,6 +1,6 @@
 #include "strategies/registry.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "core/log.h"
 

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "absl/container/flat_hash_set.h"
 #include "records/convert.h"

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <vector>
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 #include "records/convert.h"
 #include "records/log_format.h"

@@ -3,7 +3,9 @@
 
 #include <dlfcn.h>
 
-#include <fmt/format.h>
+#include <atomic>
+
+#include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "core/gpu/portability.h"
 
@@ -106,6 +108,25 @@ StatusOr<Target> QueryDeviceTarget(const Device& device) {
   return t;
 }
 
+int MultiprocessorCount(const Device& device) {
+  static std::atomic<int> cached[64] = {};
+  if (device.index < 0 || device.index >= 64) return 1;
+  int count = cached[device.index].load(std::memory_order_relaxed);
+  if (count > 0) return count;
+#if defined(OPSCHED_HIP)
+  const auto attribute = hipDeviceAttributeMultiprocessorCount;
+  const gpuError_t err = hipDeviceGetAttribute(&count, attribute, device.index);
+#else
+  const gpuError_t err = cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device.index);
+#endif
+  if (err != gpuSuccess || count <= 0) {
+    gpuGetLastError();
+    return 1;
+  }
+  cached[device.index].store(count, std::memory_order_relaxed);
+  return count;
+}
+
 Status SetDevice(const Device& device) {
   OPSCHED_GPU_RETURN_IF_ERROR(gpuSetDevice(device.index), device.ToString());
   return absl::OkStatus();
@@ -140,6 +161,23 @@ Status MemsetAsync(void* dst, int value, size_t bytes, void* stream) {
   OPSCHED_GPU_RETURN_IF_ERROR(
       gpuMemsetAsync(dst, value, bytes, static_cast<gpuStream_t>(stream)),
       fmt::format("{} bytes", bytes));
+  return absl::OkStatus();
+}
+
+StatusOr<void*> HostAllocMapped(size_t bytes, void** device_ptr) {
+  void* host = nullptr;
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuHostAlloc(&host, bytes, gpuHostAllocMapped),
+                              fmt::format("{} bytes", bytes));
+  gpuError_t err = gpuHostGetDevicePointer(device_ptr, host, 0);
+  if (err != gpuSuccess) {
+    gpuFreeHost(host);
+    return ToStatus(err, "gpuHostGetDevicePointer", "");
+  }
+  return host;
+}
+
+Status FreeHost(void* host_ptr) {
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuFreeHost(host_ptr), "");
   return absl::OkStatus();
 }
 

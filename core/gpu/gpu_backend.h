@@ -22,6 +22,8 @@ int DeviceCount();
 std::string NoDeviceReason();
 
 StatusOr<Target> QueryDeviceTarget(const Device& device);
+// Multiprocessors of a device (cached after the first query; 1 when unknown).
+int MultiprocessorCount(const Device& device);
 Status SetDevice(const Device& device);
 
 StatusOr<void*> Malloc(const Device& device, size_t bytes);
@@ -29,6 +31,11 @@ Status Free(const Device& device, void* ptr);
 // Copies between any two of host and device memory, ordered on `stream`.
 Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
 Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
+
+// Page-locked host memory the device can also address (zero-copy): returns the host
+// pointer and sets *device_ptr to the device's address of the same bytes.
+StatusOr<void*> HostAllocMapped(size_t bytes, void** device_ptr);
+Status FreeHost(void* host_ptr);
 
 StatusOr<void*> StreamCreate(const Device& device);
 Status StreamDestroy(void* stream);

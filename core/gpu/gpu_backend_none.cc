@@ -16,11 +16,14 @@ DeviceKind BackendKind() { return DeviceKind::kCpu; }
 int DeviceCount() { return 0; }
 std::string NoDeviceReason() { return "opsched was built without GPU support"; }
 StatusOr<Target> QueryDeviceTarget(const Device&) { return NoGpu(); }
+int MultiprocessorCount(const Device&) { return 1; }
 Status SetDevice(const Device&) { return NoGpu(); }
 StatusOr<void*> Malloc(const Device&, size_t) { return NoGpu(); }
 Status Free(const Device&, void*) { return NoGpu(); }
 Status MemcpyAsync(void*, const void*, size_t, void*) { return NoGpu(); }
 Status MemsetAsync(void*, int, size_t, void*) { return NoGpu(); }
+StatusOr<void*> HostAllocMapped(size_t, void**) { return NoGpu(); }
+Status FreeHost(void*) { return NoGpu(); }
 StatusOr<void*> StreamCreate(const Device&) { return NoGpu(); }
 Status StreamDestroy(void*) { return NoGpu(); }
 Status StreamSynchronize(void*) { return NoGpu(); }

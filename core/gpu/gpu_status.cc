@@ -1,6 +1,6 @@
 #include "core/gpu/gpu_status.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched::gpu {
 

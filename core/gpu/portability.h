@@ -40,6 +40,11 @@ using gpuDeviceProp = hipDeviceProp_t;
 #define gpuEventQuery hipEventQuery
 #define gpuDeviceSynchronize hipDeviceSynchronize
 #define gpuFuncSetAttribute hipFuncSetAttribute
+#define gpuHostAlloc hipHostMalloc
+#define gpuHostAllocMapped hipHostMallocMapped
+#define gpuHostGetDevicePointer hipHostGetDevicePointer
+#define gpuFreeHost hipHostFree
+#define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
 #define OPSCHED_GPU_BACKEND_NAME "hip"
 #define OPSCHED_WARP_SIZE 64
 #else
@@ -80,6 +85,11 @@ using gpuDeviceProp = cudaDeviceProp;
 #define gpuEventQuery cudaEventQuery
 #define gpuDeviceSynchronize cudaDeviceSynchronize
 #define gpuFuncSetAttribute cudaFuncSetAttribute
+#define gpuHostAlloc cudaHostAlloc
+#define gpuHostAllocMapped cudaHostAllocMapped
+#define gpuHostGetDevicePointer cudaHostGetDevicePointer
+#define gpuFreeHost cudaFreeHost
+#define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define OPSCHED_GPU_BACKEND_NAME "cuda"
 #define OPSCHED_WARP_SIZE 32
 #endif

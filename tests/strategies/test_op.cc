@@ -1,6 +1,6 @@
 #include "tests/strategies/test_op.h"
 
-#include <fmt/format.h>
+#include "core/format.h"
 
 namespace opsched::testing {
 namespace {

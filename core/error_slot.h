@@ -1,0 +1,28 @@
+// ErrorSlot: how a device kernel reports a data-dependent error (an out-of-range index)
+// without a device-side assert and without a host synchronisation. The slot lives in
+// page-locked host memory the device writes directly; the op's last kernel stores the
+// first bad position and its value, then the state. The host reads the state whenever
+// it likes: kPending until the op has finished.
+#pragma once
+
+#include <cstdint>
+
+namespace opsched {
+
+struct ErrorSlotData {
+  int64_t state;     // kPending, kOk or kError
+  int64_t position;  // linear position (row-major) of the first bad element
+  int64_t value;     // the bad value found there
+  int64_t reserved;
+};
+
+inline constexpr int64_t kSlotPending = 0;
+inline constexpr int64_t kSlotOk = 1;
+inline constexpr int64_t kSlotError = 2;
+
+struct ErrorSlot {
+  ErrorSlotData* host = nullptr;    // host view
+  ErrorSlotData* device = nullptr;  // device view of the same bytes (CPU: same as host)
+};
+
+}  // namespace opsched

@@ -1,0 +1,109 @@
+// Combining a value into memory for each scatter reduction: plain stores for none,
+// atomics for add, compare-and-swap loops for mul/min/max (NaN-propagating) and for
+// 16-bit types, in global or shared memory.
+#pragma once
+
+#include <type_traits>
+
+#include "core/element.h"
+#include "core/gpu/portability.h"
+#include "ops/scatter/scatter_params.h"
+
+#if !defined(OPSCHED_HIP)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
+namespace opsched::scatter {
+
+OPSCHED_HD inline float Combine(Reduction r, float acc, float v) {
+  switch (r) {
+    case Reduction::kNone:
+      return v;
+    case Reduction::kAdd:
+      return acc + v;
+    case Reduction::kMul:
+      return acc * v;
+    case Reduction::kMin:
+      return (acc != acc || v != v) ? BitsFloat(0x7fc00000u) : (v < acc ? v : acc);
+    case Reduction::kMax:
+      return (acc != acc || v != v) ? BitsFloat(0x7fc00000u) : (v > acc ? v : acc);
+  }
+  return v;
+}
+
+// The value that leaves any element unchanged under `r` (not defined for none).
+OPSCHED_HD inline float Identity(Reduction r) {
+  switch (r) {
+    case Reduction::kMul:
+      return 1.0f;
+    case Reduction::kMin:
+      return BitsFloat(0x7f800000u);
+    case Reduction::kMax:
+      return BitsFloat(0xff800000u);
+    default:
+      return 0.0f;
+  }
+}
+
+__device__ inline void AtomicCombine(float* addr, float v, Reduction r) {
+  if (r == Reduction::kNone) {
+    *addr = v;
+    return;
+  }
+  if (r == Reduction::kAdd) {
+    atomicAdd(addr, v);
+    return;
+  }
+  unsigned int* word = reinterpret_cast<unsigned int*>(addr);
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const float cur = __uint_as_float(assumed);
+    const unsigned int next = __float_as_uint(Combine(r, cur, v));
+    if (next == assumed) return;
+    old = atomicCAS(word, assumed, next);
+  } while (assumed != old);
+}
+
+// 16-bit element: native atomicAdd where CUDA has one, else a CAS loop on the aligned
+// 32-bit word holding it.
+template <typename T>
+__device__ inline void AtomicCombine(uint16_t* addr, float v, Reduction r) {
+  if (r == Reduction::kNone) {
+    *addr = T::Store(v);
+    return;
+  }
+#if !defined(OPSCHED_HIP)
+  if (r == Reduction::kAdd) {
+    if constexpr (std::is_same_v<T, F16>) {
+      atomicAdd(reinterpret_cast<__half*>(addr), __float2half_rn(v));
+    } else {
+      atomicAdd(reinterpret_cast<__nv_bfloat16*>(addr), __float2bfloat16_rn(v));
+    }
+    return;
+  }
+#endif
+  const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+  unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t(3));
+  const unsigned int shift = (a & 2) ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const uint16_t cur = static_cast<uint16_t>((assumed >> shift) & 0xffffu);
+    const uint16_t next = T::Store(Combine(r, T::Load(cur), v));
+    if (next == cur) return;
+    old = atomicCAS(word, assumed, (assumed & ~(0xffffu << shift)) | (unsigned(next) << shift));
+  } while (assumed != old);
+}
+
+template <typename T>
+__device__ inline void AtomicCombineElement(typename T::Storage* addr, float v, Reduction r) {
+  if constexpr (std::is_same_v<T, F32>) {
+    AtomicCombine(addr, v, r);
+  } else {
+    AtomicCombine<T>(addr, v, r);
+  }
+}
+
+}  // namespace opsched::scatter

@@ -1,0 +1,361 @@
+#include "ops/scatter/scatter_def.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "core/format.h"
+
+#include "strategies/registry.h"
+
+namespace opsched::scatter {
+namespace {
+
+constexpr const char* kReductionNames[] = {"none", "add", "mul", "min", "max"};
+
+std::string Coords(const TensorDesc& d, int64_t linear) {
+  std::vector<int64_t> c(d.rank());
+  for (int i = d.rank() - 1; i >= 0; --i) {
+    c[i] = linear % d.dim(i);
+    linear /= d.dim(i);
+  }
+  return fmt::format("[{}]", fmt::join(c, ","));
+}
+
+// Row-major logical offset into data of position p of indices with the axis coordinate
+// replaced by `index` (already normalised).
+int64_t TargetOf(const TensorDesc& indices, const TensorDesc& data, int axis, int64_t p,
+                 int64_t index) {
+  int64_t coord[kMaxRank];
+  for (int i = indices.rank() - 1; i >= 0; --i) {
+    coord[i] = p % indices.dim(i);
+    p /= indices.dim(i);
+  }
+  coord[axis] = index;
+  int64_t t = 0;
+  for (int i = 0; i < data.rank(); ++i) t = t * data.dim(i) + coord[i];
+  return t;
+}
+
+double Combine(Reduction r, double acc, double v) {
+  switch (r) {
+    case Reduction::kNone:
+      return v;
+    case Reduction::kAdd:
+      return acc + v;
+    case Reduction::kMul:
+      return acc * v;
+    case Reduction::kMin:
+      return std::isnan(acc) || std::isnan(v) ? std::nan("") : std::min(acc, v);
+    case Reduction::kMax:
+      return std::isnan(acc) || std::isnan(v) ? std::nan("") : std::max(acc, v);
+  }
+  return v;
+}
+
+double UnitRoundoff(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return std::ldexp(1.0, -11);
+    case DType::kBF16:
+      return std::ldexp(1.0, -8);
+    default:
+      return std::ldexp(1.0, -24);
+  }
+}
+
+double SmallestNormal(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return 6.103515625e-05;
+    case DType::kBF16:
+    default:
+      return 1.1754943508222875e-38;
+  }
+}
+
+class ScatterOp : public OpDef {
+ public:
+  std::string_view name() const override { return "scatter"; }
+  std::vector<std::string> InputNames() const override { return {"data", "indices", "updates"}; }
+  std::vector<std::string> OutputNames() const override { return {"out"}; }
+
+  Status Canonicalize(Workload* w) const override {
+    const TensorDesc* data = w->FindTensor("data");
+    const TensorDesc* indices = w->FindTensor("indices");
+    const TensorDesc* updates = w->FindTensor("updates");
+    if (data == nullptr || indices == nullptr || updates == nullptr) {
+      return absl::InvalidArgumentError("scatter needs tensors data, indices and updates");
+    }
+    if (w->tensors().size() != 3) {
+      return absl::InvalidArgumentError("scatter takes exactly data, indices and updates");
+    }
+    if (!IsFloating(data->dtype())) {
+      return absl::InvalidArgumentError(fmt::format(
+          "scatter: data is {}, expected f32, f16 or bf16", DTypeName(data->dtype())));
+    }
+    if (updates->dtype() != data->dtype()) {
+      return absl::InvalidArgumentError(fmt::format("scatter: updates are {} but data is {}",
+                                                    DTypeName(updates->dtype()),
+                                                    DTypeName(data->dtype())));
+    }
+    if (!IsInteger(indices->dtype())) {
+      return absl::InvalidArgumentError(fmt::format("scatter: indices are {}, expected i32 or i64",
+                                                    DTypeName(indices->dtype())));
+    }
+    const int rank = data->rank();
+    if (rank < 1 || rank > kMaxRank) {
+      return absl::InvalidArgumentError(
+          fmt::format("scatter: data has rank {}, supported ranks are 1 to {}", rank, kMaxRank));
+    }
+    if (indices->rank() != rank || updates->rank() != rank) {
+      return absl::InvalidArgumentError(fmt::format(
+          "scatter: data, indices and updates must have one rank (got {}, {}, {})", rank,
+          indices->rank(), updates->rank()));
+    }
+    if (indices->shape() != updates->shape()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "scatter: updates {} and indices {} must have the same shape", updates->ToString(),
+          indices->ToString()));
+    }
+    if (!data->is_non_overlapping()) {
+      return absl::InvalidArgumentError("scatter: data has overlapping strides");
+    }
+    int64_t axis = 0;
+    if (w->FindAttr("axis") != nullptr) {
+      OPSCHED_ASSIGN_OR_RETURN(axis, w->GetInt("axis"));
+    }
+    if (axis < -rank || axis >= rank) {
+      return absl::InvalidArgumentError(
+          fmt::format("scatter: axis {} is out of range for rank {}", axis, rank));
+    }
+    if (axis < 0) axis += rank;
+    for (int d = 0; d < rank; ++d) {
+      if (d != axis && indices->dim(d) > data->dim(d)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "scatter: indices {} exceed data {} in dimension {} (only the axis may be larger)",
+            indices->ToString(), data->ToString(), d));
+      }
+    }
+    std::string reduction = "none";
+    if (w->FindAttr("reduction") != nullptr) {
+      OPSCHED_ASSIGN_OR_RETURN(std::string_view r, w->GetString("reduction"));
+      OPSCHED_RETURN_IF_ERROR(ParseReduction(r).status());
+      reduction = std::string(r);
+    }
+    for (const Attr& a : w->attrs()) {
+      if (a.name != "axis" && a.name != "reduction") {
+        return absl::InvalidArgumentError(
+            fmt::format("scatter: unknown attribute '{}' (expected axis, reduction)", a.name));
+      }
+    }
+    Workload canonical("scatter");
+    canonical.SetTensor("data", *data);
+    canonical.SetTensor("indices", *indices);
+    canonical.SetTensor("updates", *updates);
+    canonical.SetAttr("axis", axis);
+    canonical.SetAttr("reduction", reduction);
+    *w = std::move(canonical);
+    return absl::OkStatus();
+  }
+
+  std::vector<TensorDesc> OutputDescs(const Workload& w) const override {
+    return {*w.FindTensor("data")};
+  }
+
+  Status Generate(const Workload& w, const GeneratorOptions& options, std::mt19937_64& rng,
+                  std::vector<HostTensor>* inputs) const override {
+    HostTensor& data = (*inputs)[0];
+    HostTensor& indices = (*inputs)[1];
+    HostTensor& updates = (*inputs)[2];
+    const int axis = static_cast<int>(*w.GetInt("axis"));
+    const int64_t axis_size = data.desc().dim(axis);
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    for (int64_t i = 0; i < data.desc().numel(); ++i) data.Set(i, value(rng));
+    for (int64_t i = 0; i < updates.desc().numel(); ++i) updates.Set(i, value(rng));
+    const int64_t n = indices.desc().numel();
+    if (n > 0 && axis_size == 0) {
+      return absl::InvalidArgumentError("scatter: no valid index exists for an empty axis");
+    }
+    std::uniform_int_distribution<int64_t> uniform(0, std::max<int64_t>(axis_size - 1, 0));
+    std::bernoulli_distribution negative(options.negative_index_fraction);
+    const TensorDesc& idx = indices.desc();
+    const int64_t along = idx.dim(axis);
+    for (int64_t p = 0; p < n; ++p) {
+      int64_t index = uniform(rng);
+      if (options.index_pattern == "hot") {
+        index = std::uniform_int_distribution<int64_t>(0, 99)(rng) < 90
+                    ? std::uniform_int_distribution<int64_t>(0, std::min<int64_t>(3, axis_size - 1))(rng)
+                    : index;
+      }
+      if (negative(rng)) index -= axis_size;
+      indices.Set(p, static_cast<double>(index));
+    }
+    if (options.index_pattern == "unique" && along <= axis_size) {
+      // Each slice along the axis gets distinct indices (a prefix of a permutation).
+      std::vector<int64_t> perm(axis_size);
+      const int64_t stride_in_logical = [&] {
+        int64_t s = 1;
+        for (int d = idx.rank() - 1; d > axis; --d) s *= idx.dim(d);
+        return s;
+      }();
+      for (int64_t p = 0; p < n; ++p) {
+        if ((p / stride_in_logical) % along != 0) continue;  // first element of its slice
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        for (int64_t a = 0; a < along; ++a) {
+          int64_t index = perm[a];
+          if (negative(rng)) index -= axis_size;
+          indices.Set(p + a * stride_in_logical, static_cast<double>(index));
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  StatusOr<std::vector<std::vector<double>>> Reference(
+      const Workload& w, const std::vector<HostTensor>& inputs) const override {
+    const HostTensor& data = inputs[0];
+    const HostTensor& indices = inputs[1];
+    const HostTensor& updates = inputs[2];
+    const int axis = static_cast<int>(*w.GetInt("axis"));
+    OPSCHED_ASSIGN_OR_RETURN(Reduction r, ParseReduction(*w.GetString("reduction")));
+    std::vector<double> out(data.desc().numel());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = data.Get(i);
+    const int64_t axis_size = data.desc().dim(axis);
+    for (int64_t p = 0; p < indices.desc().numel(); ++p) {
+      const int64_t raw = static_cast<int64_t>(indices.Get(p));
+      int64_t index;
+      if (!NormaliseIndex(raw, axis_size, &index)) return OutOfRangeError(w, p, raw);
+      const int64_t t = TargetOf(indices.desc(), data.desc(), axis, p, index);
+      out[t] = Combine(r, out[t], updates.Get(p));
+    }
+    return std::vector<std::vector<double>>{std::move(out)};
+  }
+
+  Status Check(const Workload& w, const std::vector<HostTensor>& inputs,
+               const std::vector<HostTensor>& outputs,
+               const std::vector<std::vector<double>>& reference,
+               bool deterministic) const override {
+    const HostTensor& data = inputs[0];
+    const HostTensor& indices = inputs[1];
+    const HostTensor& updates = inputs[2];
+    const HostTensor& out = outputs[0];
+    const int axis = static_cast<int>(*w.GetInt("axis"));
+    OPSCHED_ASSIGN_OR_RETURN(Reduction r, ParseReduction(*w.GetString("reduction")));
+    const int64_t total = data.desc().numel();
+    // Per target: how many updates hit it, the sum of magnitudes, and (for none) every
+    // competing update in row-major order.
+    std::vector<int64_t> hits(total, 0);
+    std::vector<double> magnitude(total, 0);
+    std::vector<std::vector<double>> candidates(r == Reduction::kNone ? total : 0);
+    for (int64_t t = 0; t < total; ++t) magnitude[t] = std::abs(data.Get(t));
+    const int64_t axis_size = data.desc().dim(axis);
+    for (int64_t p = 0; p < indices.desc().numel(); ++p) {
+      int64_t index;
+      if (!NormaliseIndex(static_cast<int64_t>(indices.Get(p)), axis_size, &index)) continue;
+      const int64_t t = TargetOf(indices.desc(), data.desc(), axis, p, index);
+      ++hits[t];
+      magnitude[t] += std::abs(updates.Get(p));
+      if (r == Reduction::kNone) candidates[t].push_back(updates.Get(p));
+    }
+    const DType dtype = data.desc().dtype();
+    const double u = UnitRoundoff(dtype);
+    for (int64_t t = 0; t < total; ++t) {
+      const double got = out.Get(t);
+      const double want = reference[0][t];
+      bool ok = false;
+      std::string allowed;
+      if (r == Reduction::kNone && hits[t] > 0 && !deterministic) {
+        ok = std::find(candidates[t].begin(), candidates[t].end(), got) != candidates[t].end();
+        allowed = fmt::format("one of the {} competing updates", hits[t]);
+      } else if (r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax ||
+                 hits[t] == 0) {
+        ok = got == want || (std::isnan(got) && std::isnan(want));
+        allowed = fmt::format("{}", want);
+      } else {
+        // Worst-case accumulation bound gamma_k = k u / (1 - k u) on the sum of magnitudes
+        // (add) or on the product (mul), plus the final rounding to the output type.
+        const double k = static_cast<double>(hits[t]) + 1;
+        const double gamma = std::min(1.0, k * u / std::max(1e-300, 1 - k * u));
+        const double bound = r == Reduction::kAdd
+                                 ? gamma * magnitude[t] + u * std::abs(want)
+                                 : (gamma + u) * std::abs(want) + SmallestNormal(dtype);
+        ok = std::abs(got - want) <= bound;
+        allowed = fmt::format("{} within {}", want, bound);
+      }
+      if (!ok) {
+        return absl::DataLossError(fmt::format(
+            "scatter: out{} is {}, expected {} ({} updates hit it)", Coords(data.desc(), t), got,
+            allowed, hits[t]));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  Status DeviceError(const Workload& w, int64_t position, int64_t value) const override {
+    return OutOfRangeError(w, position, value);
+  }
+};
+
+OPSCHED_REGISTER_OP(ScatterOp);
+
+}  // namespace
+
+Status OutOfRangeError(const Workload& w, int64_t position, int64_t value) {
+  const TensorDesc& indices = *w.FindTensor("indices");
+  const TensorDesc& data = *w.FindTensor("data");
+  const int axis = static_cast<int>(*w.GetInt("axis"));
+  const int64_t d = data.dim(axis);
+  return absl::InvalidArgumentError(
+      fmt::format("scatter: index {} at position {} is out of range [{},{}) of axis {}", value,
+                  Coords(indices, position), -d, d, axis));
+}
+
+std::string_view ReductionName(Reduction r) { return kReductionNames[static_cast<int>(r)]; }
+
+StatusOr<Reduction> ParseReduction(std::string_view name) {
+  for (int i = 0; i < 5; ++i) {
+    if (name == kReductionNames[i]) return static_cast<Reduction>(i);
+  }
+  return absl::InvalidArgumentError(
+      fmt::format("scatter: unknown reduction '{}' (expected none, add, mul, min or max)", name));
+}
+
+Params MakeParams(const Workload& w) {
+  const TensorDesc& data = *w.FindTensor("data");
+  const TensorDesc& indices = *w.FindTensor("indices");
+  const TensorDesc& updates = *w.FindTensor("updates");
+  Params p;
+  p.rank = data.rank();
+  p.axis = static_cast<int32_t>(*w.GetInt("axis"));
+  p.reduction = *ParseReduction(*w.GetString("reduction"));
+  p.type = data.dtype() == DType::kF32   ? ElementType::kF32
+           : data.dtype() == DType::kF16 ? ElementType::kF16
+                                         : ElementType::kBF16;
+  p.index64 = indices.dtype() == DType::kI64;
+  for (int d = 0; d < p.rank; ++d) {
+    p.shape[d] = indices.dim(d);
+    p.data_shape[d] = data.dim(d);
+    p.index_strides[d] = indices.stride(d);
+    p.update_strides[d] = updates.stride(d);
+    p.data_strides[d] = data.stride(d);
+    p.out_strides[d] = data.stride(d);
+  }
+  p.n = indices.numel();
+  p.data_n = data.numel();
+  p.axis_size = data.dim(p.axis);
+  bool same_outside_axis = true;
+  for (int d = 0; d < p.rank; ++d) {
+    if (d != p.axis && indices.dim(d) != data.dim(d)) same_outside_axis = false;
+  }
+  p.fast = same_outside_axis && data.is_contiguous() && indices.is_contiguous() &&
+           updates.is_contiguous();
+  p.inner = 1;
+  for (int d = p.axis + 1; d < p.rank; ++d) p.inner *= indices.dim(d);
+  p.index_axis = indices.dim(p.axis);
+  return p;
+}
+
+}  // namespace opsched::scatter

@@ -1,0 +1,48 @@
+#include "tests/ops/op_test_util.h"
+
+#include <algorithm>
+
+#include "core/format.h"
+
+namespace opsched::testing {
+
+std::vector<const Implementation*> ApplicableImplementations(const Registry& registry,
+                                                             const Workload& workload,
+                                                             const Target& target) {
+  std::vector<const Implementation*> out;
+  for (const Implementation* impl : registry.ImplementationsOf(workload.op())) {
+    if (impl->device_kind() == target.kind && impl->Applicable(workload, target).ok()) {
+      out.push_back(impl);
+    }
+  }
+  return out;
+}
+
+std::vector<Config> SampleConfigs(const ConfigSpace& space, size_t limit, std::mt19937_64& rng) {
+  std::vector<Config> all = space.Enumerate();
+  if (all.size() <= limit) return all;
+  std::vector<Config> out = {all.front()};
+  std::shuffle(all.begin() + 1, all.end(), rng);
+  out.insert(out.end(), all.begin() + 1, all.begin() + limit);
+  return out;
+}
+
+Status CheckAllImplementations(const Registry& registry, const Workload& workload,
+                               const Target& target, const TrialOptions& options,
+                               size_t configs_per_impl, std::mt19937_64& rng, int* runs) {
+  OPSCHED_ASSIGN_OR_RETURN(auto trial, Trial::Create(registry, workload, target, options));
+  for (const Implementation* impl : ApplicableImplementations(registry, workload, target)) {
+    if (options.in_place && !impl->traits().in_place) continue;
+    for (const Config& config : SampleConfigs(impl->Space(workload, target), configs_per_impl, rng)) {
+      const std::string where = fmt::format("{} [{} {}{}]", workload.ToString(), impl->name(),
+                                            config.ToString(), options.in_place ? ", in place" : "");
+      OPSCHED_RETURN_IF_ERROR(Annotate(trial->Run(*impl, config), where));
+      OPSCHED_RETURN_IF_ERROR(Annotate(trial->Check(*impl), where));
+      OPSCHED_RETURN_IF_ERROR(Annotate(trial->CheckInputsUnchanged(), where));
+      ++*runs;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace opsched::testing

@@ -1,0 +1,260 @@
+// Every scatter implementation against the float64 reference: all reductions, dtypes,
+// index types, ranks 1-6, every axis (negative too), in place and out of place,
+// duplicates, negative indices, empty and one-element tensors, non-contiguous strides,
+// out-of-range indices. Runs on the CPU, and on the GPU when there is one.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/format.h"
+#include "core/gpu/gpu_backend.h"
+#include "opsched/runtime.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/test_util.h"
+#include "tuner/trial.h"
+
+namespace opsched {
+namespace {
+
+using testing::CheckAllImplementations;
+
+class ScatterTest : public ::testing::TestWithParam<DeviceKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != DeviceKind::kCpu) OPSCHED_REQUIRE_GPU();
+    target_ = GetParam() == DeviceKind::kCpu ? CpuTarget()
+                                             : *QueryTarget(Device{gpu::BackendKind(), 0});
+  }
+  Workload Canonical(const std::string& line) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return *w;
+  }
+  const Registry& registry_ = Registry::Global();
+  Target target_;
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+std::string Dims(const std::vector<int64_t>& d) { return fmt::format("{}", fmt::join(d, ",")); }
+
+TEST_P(ScatterTest, RandomShapesEveryReductionDtypeAndAxis) {
+  int runs = 0;
+  const char* dtypes[] = {"f32", "f16", "bf16"};
+  const char* reductions[] = {"none", "add", "mul", "min", "max"};
+  std::uniform_int_distribution<int> dim(1, 5);
+  for (int trial = 0; trial < 120; ++trial) {
+    const int rank = 1 + trial % 6;
+    std::vector<int64_t> data(rank), idx(rank);
+    for (int d = 0; d < rank; ++d) data[d] = dim(rng_);
+    const int axis = std::uniform_int_distribution<int>(0, rank - 1)(rng_);
+    for (int d = 0; d < rank; ++d) {
+      idx[d] = d == axis ? dim(rng_) + 1 : std::uniform_int_distribution<int64_t>(1, data[d])(rng_);
+    }
+    const char* dtype = dtypes[trial % 3];
+    const char* itype = (trial / 3) % 2 ? "i32" : "i64";
+    const char* reduction = reductions[(trial / 6) % 5];
+    const int written_axis = trial % 4 == 0 ? axis - rank : axis;  // negative axes too
+    const std::string line =
+        fmt::format("scatter data={0}[{1}] indices={2}[{3}] updates={0}[{3}] axis={4} reduction={5}",
+                    dtype, Dims(data), itype, Dims(idx), written_axis, reduction);
+    TrialOptions options;
+    options.seed = rng_();
+    options.generator.index_pattern = trial % 5 == 0 ? "hot" : "uniform";
+    options.generator.negative_index_fraction = trial % 3 == 0 ? 0.3 : 0.0;
+    options.in_place = trial % 2 == 1;
+    OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, Canonical(line), target_, options, 6, rng_, &runs));
+  }
+  std::printf("%d checked runs\n", runs);
+  EXPECT_GT(runs, 200);
+}
+
+TEST_P(ScatterTest, DuplicatesKeepTheLastUpdateWhenDeterministic) {
+  // 4096 updates into 8 rows: every target is hit many times.
+  const Workload w = Canonical(
+      "scatter data=f32[8,32] indices=i64[512,32] updates=f32[512,32] axis=0 reduction=none");
+  TrialOptions options;
+  options.seed = rng_();
+  auto trial = Trial::Create(registry_, w, target_, options);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  int deterministic = 0;
+  for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+    const Config config = impl->Space(w, target_).Enumerate(1).front();
+    OPSCHED_ASSERT_OK((*trial)->Run(*impl, config));
+    // Check() demands the row-major last update from deterministic implementations and
+    // one of the competing updates from the others.
+    OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), impl->name()));
+    deterministic += impl->traits().deterministic;
+  }
+  EXPECT_GE(deterministic, target_.kind == DeviceKind::kCpu ? 2 : 2);
+}
+
+TEST_P(ScatterTest, EdgeShapes) {
+  int runs = 0;
+  for (const char* line : {
+           // empty updates: out == data
+           "scatter data=f32[5,3] indices=i64[0,3] updates=f32[0,3] axis=0 reduction=add",
+           // empty data and updates
+           "scatter data=f16[0,4] indices=i32[0,4] updates=f16[0,4] axis=1 reduction=none",
+           // one element
+           "scatter data=f32[1] indices=i64[1] updates=f32[1] axis=0 reduction=none",
+           "scatter data=bf16[1,1,1,1,1,1] indices=i64[1,1,1,1,1,1] updates=bf16[1,1,1,1,1,1] "
+           "axis=5 reduction=mul",
+           // the 1-element write of TVM #7233
+           "scatter data=f32[100] indices=i64[1] updates=f32[1] axis=0 reduction=none",
+           // odd sizes, a long axis, duplicates with every reduction
+           "scatter data=f32[3,257] indices=i32[3,1000] updates=f32[3,1000] axis=1 reduction=add",
+           "scatter data=f16[7,1,9] indices=i64[7,1,33] updates=f16[7,1,33] axis=-1 reduction=max",
+           "scatter data=f32[2,3,4,5,6] indices=i64[2,3,4,5,6] updates=f32[2,3,4,5,6] axis=2 reduction=min",
+       }) {
+    for (bool in_place : {false, true}) {
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = in_place;
+      OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, Canonical(line), target_, options, 4, rng_, &runs));
+    }
+  }
+  EXPECT_GT(runs, 16);
+}
+
+TEST_P(ScatterTest, NonContiguousStrides) {
+  int runs = 0;
+  for (const char* reduction : {"none", "add", "max"}) {
+    // data: a transposed 9x6 view (strides 1,9); indices: every other column of a 4x10
+    // tensor; updates: a transposed 6x4 buffer read as 4x6.
+    Workload w("scatter");
+    w.SetTensor("data", *TensorDesc::Strided(DType::kF32, {9, 6}, {1, 9}));
+    w.SetTensor("indices", *TensorDesc::Strided(DType::kI64, {4, 5}, {10, 2}));
+    w.SetTensor("updates", *TensorDesc::Strided(DType::kF32, {4, 5}, {1, 4}));
+    w.SetAttr("axis", int64_t(0));
+    w.SetAttr("reduction", std::string(reduction));
+    OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
+    EXPECT_EQ(w.ToString().find(":[1,9]") != std::string::npos, true) << w.ToString();
+    for (bool in_place : {false, true}) {
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = in_place;
+      options.generator.negative_index_fraction = 0.5;
+      OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, w, target_, options, 6, rng_, &runs));
+    }
+  }
+  EXPECT_GT(runs, 6);
+}
+
+TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
+  const Workload w = Canonical(
+      "scatter data=f32[10,20] indices=i64[6,20] updates=f32[6,20] axis=0 reduction=add");
+  for (bool in_place : {false, true}) {
+    TrialOptions options;
+    options.seed = rng_();
+    options.in_place = in_place;
+    auto trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok());
+    // Two bad indices; the first in row-major order is at position [2,7] (value 10).
+    HostTensor& indices = (*trial)->inputs()[1];
+    indices.Set(4 * 20 + 3, -11);
+    indices.Set(2 * 20 + 7, 10);
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
+        Status s = (*trial)->Run(*impl, config);
+        ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << ": " << s;
+        EXPECT_NE(s.message().find("index 10 at position [2,7] is out of range [-10,10) of axis 0"),
+                  std::string::npos)
+            << impl->name() << ": " << s;
+        // data (the first input) is never modified, in place included.
+        std::vector<uint8_t> now((*trial)->inputs()[0].storage_bytes());
+        const Tensor& data = (*trial)->tensors()[0];
+        if (data.device.is_cpu()) {
+          std::memcpy(now.data(), data.data, now.size());
+        } else {
+          OPSCHED_ASSERT_OK(gpu::MemcpyAsync(now.data(), data.data, now.size(), nullptr));
+          OPSCHED_ASSERT_OK(gpu::StreamSynchronize(nullptr));
+        }
+        EXPECT_EQ(std::memcmp(now.data(), (*trial)->inputs()[0].data(), now.size()), 0)
+            << impl->name() << " modified data";
+      }
+    }
+  }
+}
+
+TEST_P(ScatterTest, RuntimeReportsDeviceErrorsSynchronouslyOrDeferred) {
+  for (DeviceErrors mode : {DeviceErrors::kSynchronous, DeviceErrors::kDeferred}) {
+    RuntimeOptions o;
+    o.target = target_;
+    o.device_errors = mode;
+    auto rt = Runtime::Create(o);
+    ASSERT_TRUE(rt.ok());
+    const Workload w = Canonical(
+        "scatter data=f32[100] indices=i64[3] updates=f32[3] axis=0 reduction=none");
+    TrialOptions options;
+    options.seed = 7;
+    auto trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok());
+    const std::vector<Tensor>& t = (*trial)->tensors();
+    // A good call, a bad one (index 100 at position [1]), another good one.
+    OPSCHED_ASSERT_OK((*rt)->Scatter(t[0], t[1], t[2], t[3], 0, ScatterReduction::kNone, (*trial)->stream()));
+    (*trial)->inputs()[1].Set(1, 100);
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    Status bad = (*rt)->Scatter(t[0], t[1], t[2], t[3], 0, ScatterReduction::kNone, (*trial)->stream());
+    Status synced = (*rt)->Synchronize((*trial)->stream());
+    const bool gpu_deferred = mode == DeviceErrors::kDeferred && target_.kind != DeviceKind::kCpu;
+    const Status& reported = gpu_deferred ? synced : bad;
+    EXPECT_EQ(reported.code(), StatusCode::kInvalidArgument) << reported;
+    EXPECT_NE(reported.message().find("index 100 at position [1] is out of range"), std::string::npos)
+        << reported;
+    if (gpu_deferred) {
+      EXPECT_TRUE(bad.ok()) << bad;
+      EXPECT_TRUE((*rt)->Synchronize((*trial)->stream()).ok());  // reported once
+    }
+    (*trial)->inputs()[1].Set(1, -100);  // the smallest valid index
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    OPSCHED_ASSERT_OK((*rt)->Scatter(t[0], t[1], t[2], t[3], -1, ScatterReduction::kNone, (*trial)->stream()));
+    OPSCHED_ASSERT_OK((*rt)->Synchronize((*trial)->stream()));
+  }
+}
+
+TEST(ScatterWorkloadTest, ValidationErrorsNameTheProblem) {
+  struct Bad {
+    const char* line;
+    const char* message;
+  };
+  for (const Bad& bad : {
+           Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,3] axis=0",
+               "updates f32[2,3] and indices i64[2,4] must have the same shape"},
+           Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f16[2,4] axis=0",
+               "updates are f16 but data is f32"},
+           Bad{"scatter data=f32[4,4] indices=f32[2,4] updates=f32[2,4] axis=0",
+               "indices are f32, expected i32 or i64"},
+           Bad{"scatter data=i32[4,4] indices=i64[2,4] updates=i32[2,4] axis=0",
+               "data is i32, expected f32, f16 or bf16"},
+           Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,4] axis=2",
+               "axis 2 is out of range for rank 2"},
+           Bad{"scatter data=f32[4,4] indices=i64[2,5] updates=f32[2,5] axis=0",
+               "exceed data f32[4,4] in dimension 1"},
+           Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,4] axis=0 reduction=avg",
+               "unknown reduction 'avg'"},
+           Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,4] mode=fast",
+               "unknown attribute 'mode'"},
+           Bad{"scatter data=f32[4,4] indices=i64[4] updates=f32[4] axis=0",
+               "must have one rank"},
+           Bad{"scatter data=f32[4] indices=i64[4] axis=0", "needs tensors data, indices and updates"},
+           Bad{"scatter data=f32[] indices=i64[] updates=f32[] axis=0", "supported ranks are 1 to 6"},
+       }) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(bad.line);
+    ASSERT_FALSE(w.ok()) << bad.line;
+    EXPECT_NE(w.status().message().find(bad.message), std::string::npos)
+        << bad.line << " gave " << w.status();
+  }
+  // Canonical form: default reduction filled in, negative axis normalised, tensors in order.
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(
+      "scatter updates=f32[2,4] indices=i64[2,4] data=f32[4,4] axis=-2");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->ToString(),
+            "scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,4] axis=0 reduction=none");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ScatterTest, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
+                         [](const auto& info) { return std::string(DeviceKindName(info.param)); });
+
+}  // namespace
+}  // namespace opsched

@@ -1,0 +1,84 @@
+// Trial: one workload's inputs on a device, ready to run implementations against —
+// the common ground of the tuner's measurements and the ops' tests. It generates
+// fresh inputs with the op's generator (or takes the caller's), uploads them, poisons
+// the outputs before every run, reads device-reported data errors back, and checks
+// results against the op's float64 reference.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/error_slot_pool.h"
+#include "core/host_tensor.h"
+#include "core/stream.h"
+#include "core/target.h"
+#include "strategies/registry.h"
+
+namespace opsched {
+
+struct TrialOptions {
+  GeneratorOptions generator;
+  uint64_t seed = 0;
+  // Run with the output aliasing the first input (in place).
+  bool in_place = false;
+};
+
+class Trial {
+ public:
+  // Allocates the workload's tensors on the target's device and fills the inputs with
+  // generated values. `canonical` must be canonical.
+  static StatusOr<std::unique_ptr<Trial>> Create(const Registry& registry,
+                                                 const Workload& canonical, const Target& target,
+                                                 const TrialOptions& options);
+
+  const Workload& workload() const { return workload_; }
+  const OpDef& op() const { return *op_; }
+  const Stream& stream() const { return stream_; }
+  std::vector<HostTensor>& inputs() { return inputs_; }
+  const std::vector<HostTensor>& outputs() const { return outputs_; }
+  // The device tensors: inputs then outputs (what Run receives).
+  const std::vector<Tensor>& tensors() const { return tensors_; }
+
+  // Copies the host inputs (after the caller changed them) to the device.
+  Status Upload();
+  // Poisons the outputs (restores the first input when in place), runs once, waits,
+  // returns a device-reported data error as the op's error, and downloads the outputs.
+  Status Run(const Implementation& impl, const Config& config);
+  // Queues one run on the stream without waiting (the measurer's timed loop). The
+  // error slot is reused; Run() reads it.
+  Status Launch(const Implementation& impl, const Config& config);
+  // Grows the workspace to what `impl` needs with `config`.
+  Status PrepareWorkspace(const Implementation& impl, const Config& config);
+
+  // The float64 reference of the current inputs (computed once per Upload).
+  StatusOr<const std::vector<std::vector<double>>*> Reference();
+  // Compares the downloaded outputs with the reference.
+  Status Check(const Implementation& impl);
+  // OK when the device copies of the inputs still equal the host inputs (an op must
+  // not modify its inputs; in place, the first input is exempt).
+  Status CheckInputsUnchanged() const;
+
+ private:
+  Trial() = default;
+  Status Poison();
+
+  const OpDef* op_ = nullptr;
+  Workload workload_;
+  Target target_;
+  TrialOptions options_;
+  Stream stream_;
+  std::vector<HostTensor> inputs_;
+  std::vector<HostTensor> outputs_;
+  std::vector<Buffer> input_buffers_;
+  std::vector<Buffer> output_buffers_;
+  std::vector<Tensor> tensors_;
+  Buffer workspace_;
+  std::unique_ptr<ErrorSlotPool> slots_;
+  ErrorSlot slot_;
+  std::vector<std::vector<double>> reference_;
+  bool reference_ready_ = false;
+};
+
+}  // namespace opsched
