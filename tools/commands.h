@@ -7,5 +7,8 @@
 namespace opsched::tools {
 
 void AddRecordsCommand(CLI::App& app, int* exit_code);
+void AddTuneCommand(CLI::App& app, int* exit_code);
+void AddExplainCommand(CLI::App& app, int* exit_code);
+void AddOpsCommand(CLI::App& app, int* exit_code);
 
 }  // namespace opsched::tools

@@ -2,11 +2,18 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/commands.h"
+#include "tuner/worker.h"
 
 int main(int argc, char** argv) {
+  // The tuner runs each candidate in a copy of this program started as a worker.
+  int worker_exit = 0;
+  if (opsched::MaybeRunWorker(argc, argv, &worker_exit)) return worker_exit;
   CLI::App app{"opsched: autotuning operator scheduling for GPU kernels"};
   app.require_subcommand(1);
   int exit_code = 0;
+  opsched::tools::AddTuneCommand(app, &exit_code);
+  opsched::tools::AddExplainCommand(app, &exit_code);
+  opsched::tools::AddOpsCommand(app, &exit_code);
   opsched::tools::AddRecordsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);

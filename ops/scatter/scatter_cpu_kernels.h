@@ -128,20 +128,30 @@ void ScatterSlices(const Params& p, int64_t begin, int64_t end) {
 }
 
 // The first position (row-major) of [begin, end) holding an out-of-range index, or -1;
-// *value receives the index found there.
+// *value receives the index found there. Walks the positions with an odometer: one
+// division per call, not per element.
 template <typename I>
 int64_t FirstBadIndex(const Params& p, int64_t begin, int64_t end, int64_t* value) {
+  if (begin >= end) return -1;  // (and no zero-sized dimension to divide by)
   const I* indices = static_cast<const I*>(p.indices);
+  int64_t coord[kMaxRank] = {};
+  int64_t off = 0;
+  for (int64_t rest = begin, d = p.rank - 1; d >= 0; --d) {
+    coord[d] = rest % p.shape[d];
+    rest /= p.shape[d];
+    off += coord[d] * p.index_strides[d];
+  }
   for (int64_t pos = begin; pos < end; ++pos) {
-    int64_t rest = pos, off = 0;
-    for (int d = p.rank - 1; d >= 0; --d) {
-      off += (rest % p.shape[d]) * p.index_strides[d];
-      rest /= p.shape[d];
-    }
     const int64_t index = static_cast<int64_t>(indices[off]);
     if (index < -p.axis_size || index >= p.axis_size) {
       *value = index;
       return pos;
+    }
+    for (int d = p.rank - 1; d >= 0; --d) {
+      off += p.index_strides[d];
+      if (++coord[d] < p.shape[d]) break;
+      off -= coord[d] * p.index_strides[d];
+      coord[d] = 0;
     }
   }
   return -1;

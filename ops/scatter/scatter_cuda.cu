@@ -22,7 +22,8 @@ struct CombineOp {
 namespace {
 
 using Word = unsigned long long;
-constexpr Word kNoBad = ~Word(0) >> 1;  // larger than any position
+// "No bad index": what gpuMemsetAsync(word, 0x7f, 8) leaves, larger than any position.
+constexpr Word kNoBad = 0x7f7f7f7f7f7f7f7full;
 
 // Index arithmetic of the fast path in 32 bits (n and data_n below 2^31).
 struct Geometry {
@@ -100,7 +101,9 @@ __device__ void Report(const Params& p, Word bad, ErrorSlot slot) {
   if (s == nullptr) return;
   if (bad != kNoBad) {
     s->position = static_cast<int64_t>(bad);
-    s->value = IndexAt<I>(p, static_cast<int64_t>(bad));
+    // A position beyond the indices cannot come from the check: report it as is
+    // rather than read past the tensor.
+    s->value = bad < static_cast<Word>(p.n) ? IndexAt<I>(p, static_cast<int64_t>(bad)) : 0;
     __threadfence_system();
     s->state = kSlotError;
   } else {

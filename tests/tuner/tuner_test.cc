@@ -1,0 +1,351 @@
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "records/database.h"
+#include "records/log_reader.h"
+#include "tests/test_util.h"
+#include "tuner/evaluator.h"
+#include "tuner/measure.h"
+#include "tuner/search_policy.h"
+#include "tuner/session.h"
+#include "tuner/worker.h"
+
+namespace opsched {
+namespace {
+
+const char* kBump = "bump x=f32[256]";
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::remove(path.c_str());
+  return path;
+}
+
+Workload Bump() { return *Registry::Global().ParseCanonical(kBump); }
+
+MeasureOptions Quick() {
+  MeasureOptions m;
+  m.warmups = 1;
+  m.min_repeats = 3;
+  m.min_total_ms = 0.5;
+  m.max_total_ms = 50;
+  return m;
+}
+
+// ---- statistics and the repeat policy, on a synthetic clock ----
+
+class ScriptedClock : public SampleClock {
+ public:
+  explicit ScriptedClock(std::function<double(int)> duration) : duration_(std::move(duration)) {}
+  Status Sample(int count, std::vector<double>* us) override {
+    for (int i = 0; i < count; ++i) us->push_back(duration_(calls_++));
+    return absl::OkStatus();
+  }
+  int calls_ = 0;
+
+ private:
+  std::function<double(int)> duration_;
+};
+
+TEST(MeasureTest, SummaryStatistics) {
+  Stats s = Summarize({5, 1, 4, 2, 3}, 2);
+  EXPECT_DOUBLE_EQ(s.median_us, 3);
+  EXPECT_DOUBLE_EQ(s.min_us, 1);
+  EXPECT_DOUBLE_EQ(s.max_us, 5);
+  EXPECT_DOUBLE_EQ(s.mean_us, 3);
+  EXPECT_NEAR(s.stddev_us, std::sqrt(2.5), 1e-12);
+  EXPECT_EQ(s.repeats, 5);
+  EXPECT_EQ(s.warmups, 2);
+  EXPECT_DOUBLE_EQ(Summarize({4, 1, 3, 2}, 0).median_us, 2.5);
+}
+
+TEST(MeasureTest, RepeatsUntilMinimumCountAndTime) {
+  // 1 ms per repetition, at least 5 repetitions and 20 ms: 20 timed, 3 warm-ups unseen.
+  ScriptedClock clock([](int) { return 1000.0; });
+  MeasureOptions o;
+  o.warmups = 3;
+  o.min_repeats = 5;
+  o.min_total_ms = 20;
+  StatusOr<Stats> s = MeasureUntil(clock, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->repeats, 20);
+  EXPECT_EQ(s->warmups, 3);
+  EXPECT_EQ(clock.calls_, 23);
+  // Slow candidates: the count decides (10 ms each, 5 repetitions reach 20 ms).
+  ScriptedClock slow([](int) { return 10000.0; });
+  EXPECT_EQ(MeasureUntil(slow, o)->repeats, 5);
+  // The maxima cap a runaway: 0.1 ms each, min 20 ms, but at most 50 repetitions.
+  o.max_repeats = 50;
+  ScriptedClock fast([](int) { return 100.0; });
+  EXPECT_EQ(MeasureUntil(fast, o)->repeats, 50);
+}
+
+TEST(MeasureTest, MedianIgnoresOutliersAndWarmupsAreDiscarded) {
+  // The first 3 calls (warm-ups) are 100x slower; one timed repetition in 10 is an outlier.
+  ScriptedClock clock([](int i) { return i < 3 ? 1e6 : (i % 10 == 0 ? 5000.0 : 100.0 + i % 3); });
+  MeasureOptions o;
+  o.warmups = 3;
+  o.min_repeats = 30;
+  o.min_total_ms = 1;
+  StatusOr<Stats> s = MeasureUntil(clock, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->median_us, 101.0);
+  EXPECT_EQ(s->max_us, 5000.0);
+  EXPECT_LT(s->max_us, 1e6);
+}
+
+// ---- evaluation: wrong results, crashes and hangs ----
+
+TEST(EvaluatorTest, WrongResultIsRecordedAndNotTimed) {
+  LocalEvaluator evaluator(Registry::Global(), CpuTarget());
+  EvaluateOptions o;
+  o.measure = Quick();
+  Evaluation e = evaluator.Evaluate(Bump(), Candidate{"bump_wrong", Config()}, o);
+  EXPECT_EQ(e.status, records::WRONG_RESULT);
+  EXPECT_NE(e.message.find("float64 reference"), std::string::npos) << e.message;
+  EXPECT_EQ(e.stats.repeats, 0);
+  Evaluation good = evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=11,b=5")}, o);
+  EXPECT_EQ(good.status, records::OK) << good.message;
+  EXPECT_GE(good.stats.repeats, 3);
+  EXPECT_GT(good.stats.median_us, 5);
+  EXPECT_EQ(evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=99,b=5")}, o).status,
+            records::NOT_APPLICABLE);
+  EXPECT_EQ(evaluator.Evaluate(Bump(), Candidate{"no_such", Config()}, o).status,
+            records::NOT_APPLICABLE);
+}
+
+TEST(EvaluatorTest, CrashAndHangEndTheWorkerNotTheSession) {
+  WorkerEvaluator evaluator(Device::Cpu(), /*timeout_s=*/1.5);
+  EvaluateOptions o;
+  o.measure = Quick();
+  Evaluation crash = evaluator.Evaluate(Bump(), Candidate{"bump_crash", Config()}, o);
+  EXPECT_EQ(crash.status, records::CRASHED);
+  EXPECT_NE(crash.message.find("signal 11"), std::string::npos) << crash.message;
+  Evaluation ok = evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=1,b=1")}, o);
+  EXPECT_EQ(ok.status, records::OK) << ok.message;
+  const auto start = std::chrono::steady_clock::now();
+  Evaluation hang = evaluator.Evaluate(Bump(), Candidate{"bump_hang", Config()}, o);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(hang.status, records::TIMEOUT);
+  EXPECT_NE(hang.message.find("1.5 s"), std::string::npos) << hang.message;
+  EXPECT_LT(waited, 10.0);
+  Evaluation after = evaluator.Evaluate(Bump(), Candidate{"bump_wrong", Config()}, o);
+  EXPECT_EQ(after.status, records::WRONG_RESULT);
+  EXPECT_EQ(evaluator.worker_starts(), 3);  // first, after the crash, after the hang
+}
+
+// ---- sessions ----
+
+// Answers from a formula instead of measuring: cost = 10 + 20 * (|a - 11| + |b - 5|).
+class SyntheticEvaluator : public CandidateEvaluator {
+ public:
+  Evaluation Evaluate(const Workload&, const Candidate& c, const EvaluateOptions&) override {
+    ++calls;
+    Evaluation e;
+    if (c.implementation != "bump_tuned") {
+      e.status = records::WRONG_RESULT;
+      return e;
+    }
+    e.status = records::OK;
+    e.stats.median_us = Cost(c.config);
+    e.stats.repeats = 1;
+    return e;
+  }
+  static double Cost(const Config& c) {
+    return 10 + 20 * (std::abs(c.GetInt("a", 0) - 11) + std::abs(c.GetInt("b", 0) - 5));
+  }
+  int calls = 0;
+};
+
+std::string WriteSuite(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TuneOptions Options(const std::string& suite, const std::string& log, const std::string& policy, int trials) {
+  TuneOptions o;
+  o.suite_path = suite;
+  o.records_path = log;
+  o.target = CpuTarget();
+  o.policy = policy;
+  o.trials = trials;
+  o.measure = Quick();
+  o.progress = false;
+  return o;
+}
+
+std::vector<records::Record> ReadLog(const std::string& path) {
+  std::vector<records::Record> out;
+  EXPECT_TRUE(records::ReadRecords(path, [&](const records::Record& r, uint64_t) { out.push_back(r); }).ok());
+  return out;
+}
+
+TEST(SessionTest, BadLinesAreReportedAndTheRestRuns) {
+  const std::string suite = WriteSuite("bad.txt", "# suite\nbump x=f32[256]\nbump x=f16[3]\nbump y\n\nbump x=f32[64]\n");
+  const std::string log = TempPath("bad.log");
+  SyntheticEvaluator evaluator;
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), Options(suite, log, "grid", 5), &evaluator).Run();
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->workloads.size(), 4u);
+  EXPECT_EQ(report->workloads[1].line, 3);
+  EXPECT_NE(report->workloads[1].error.find("bad.txt:3: bump takes x=f32[n]"), std::string::npos)
+      << report->workloads[1].error;
+  EXPECT_NE(report->workloads[2].error.find("bad.txt:4: column 6: expected name=value"), std::string::npos)
+      << report->workloads[2].error;
+  EXPECT_EQ(report->workloads[0].trials, 5);
+  EXPECT_EQ(report->workloads[3].trials, 5);
+  EXPECT_EQ(ReadLog(log).size(), 10u);
+  EXPECT_NE(report->ToString().find("bump_tuned"), std::string::npos);
+}
+
+TEST(SessionTest, MeasuresTheHeuristicFirstAndFindsTheOptimum) {
+  const std::string suite = WriteSuite("grid.txt", std::string(kBump) + "\n");
+  const std::string log = TempPath("grid.log");
+  SyntheticEvaluator evaluator;
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), Options(suite, log, "grid", 1000), &evaluator).Run();
+  ASSERT_TRUE(report.ok());
+  const WorkloadResult& r = report->workloads[0];
+  EXPECT_EQ(r.candidates, 256 + 3);  // bump_tuned's space and three knob-less impls
+  EXPECT_EQ(r.trials, 259);
+  EXPECT_EQ(r.best_config, "a=11,b=5");
+  EXPECT_DOUBLE_EQ(r.best_us, 10);
+  EXPECT_EQ(r.failures, 3);
+  std::vector<records::Record> recs = ReadLog(log);
+  ASSERT_EQ(recs.size(), 259u);
+  // No strategy for "bump": the heuristic is the first applicable implementation.
+  EXPECT_EQ(recs[0].provenance().search_policy(), "heuristic");
+  std::set<std::string> distinct;
+  for (const auto& rec : recs) distinct.insert(rec.implementation() + rec.config().SerializeAsString());
+  EXPECT_EQ(distinct.size(), 259u);
+}
+
+TEST(SessionTest, TrialAndMemoryBudgetsAndEarlyStopping) {
+  const std::string suite = WriteSuite("budget.txt", std::string(kBump) + "\n");
+  {
+    SyntheticEvaluator evaluator;
+    TuneOptions o = Options(suite, TempPath("b1.log"), "random", 7);
+    StatusOr<TuneReport> report = TuneSession(Registry::Global(), o, &evaluator).Run();
+    EXPECT_EQ(report->workloads[0].trials, 7);
+    EXPECT_EQ(evaluator.calls, 7);
+  }
+  {
+    SyntheticEvaluator evaluator;
+    TuneOptions o = Options(suite, TempPath("b2.log"), "grid", 1000);
+    o.memory_budget = 8 * 1024;  // a <= 8
+    StatusOr<TuneReport> report = TuneSession(Registry::Global(), o, &evaluator).Run();
+    EXPECT_EQ(report->workloads[0].over_budget, 8 * 16);
+    EXPECT_EQ(report->workloads[0].candidates, 8 * 16 + 3);
+    EXPECT_EQ(report->workloads[0].best_config, "a=8,b=5");
+  }
+  {
+    SyntheticEvaluator evaluator;
+    TuneOptions o = Options(suite, TempPath("b3.log"), "grid", 1000);
+    o.early_stop = 20;
+    StatusOr<TuneReport> report = TuneSession(Registry::Global(), o, &evaluator).Run();
+    // Grid order: bump_crash (the heuristic) and bump_hang fail, then bump_tuned's space
+    // with a varying fastest; the optimum (a=11, b=5) is its 4 * 16 + 11 = 75th config,
+    // after which 20 trials bring no improvement.
+    EXPECT_EQ(report->workloads[0].trials, 2 + 75 + 20);
+  }
+  {
+    // A time budget of 0.3 s with real (slow) measurements stops well before 1000.
+    WorkerEvaluator evaluator(Device::Cpu(), 5);
+    TuneOptions o = Options(suite, TempPath("b4.log"), "random", 1000);
+    o.time_budget_s = 0.3;
+    const auto start = std::chrono::steady_clock::now();
+    StatusOr<TuneReport> report = TuneSession(Registry::Global(), o, &evaluator).Run();
+    ASSERT_TRUE(report.ok());
+    EXPECT_LT(report->workloads[0].trials, 259);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 8.0);
+  }
+}
+
+TEST(SessionTest, ResumesAfterAKillWithoutLosingOrRepeating) {
+  const std::string suite = WriteSuite("resume.txt", std::string(kBump) + "\nbump x=f32[64]\n");
+  const std::string log = TempPath("resume.log");
+  const int planned = 2 * 40;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    WorkerEvaluator evaluator(Device::Cpu(), 2);
+    TuneOptions o = Options(suite, log, "random", 40);
+    (void)TuneSession(Registry::Global(), o, &evaluator).Run();
+    _exit(0);
+  }
+  // Kill the session (SIGKILL, no clean-up) once some records are in.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::ifstream(log) && ReadLog(log).size() >= 15) break;
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  const size_t before = ReadLog(log).size();
+  ASSERT_GE(before, 15u);
+  ASSERT_LT(before, static_cast<size_t>(planned));
+  WorkerEvaluator evaluator(Device::Cpu(), 2);
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), Options(suite, log, "random", 40), &evaluator).Run();
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->workloads[0].trials + report->workloads[1].trials, planned);
+  EXPECT_EQ(static_cast<size_t>(report->measured), planned - before);
+  std::vector<records::Record> recs = ReadLog(log);
+  ASSERT_EQ(recs.size(), static_cast<size_t>(planned));
+  std::set<std::string> distinct;
+  for (const auto& r : recs) {
+    distinct.insert(r.workload().key() + r.implementation() + r.config().SerializeAsString());
+  }
+  EXPECT_EQ(distinct.size(), recs.size());  // nothing measured twice
+}
+
+// ---- guided search ----
+
+int TrialsToReach(const std::string& policy_name, uint64_t seed, double target_us) {
+  std::vector<Candidate> candidates;
+  const Workload w = Bump();
+  const Implementation* impl = Registry::Global().FindImplementation("bump_tuned");
+  for (const Config& c : impl->Space(w, CpuTarget()).Enumerate()) candidates.push_back({"bump_tuned", c});
+  PolicyOptions po;
+  po.seed = seed;
+  auto policy = MakeSearchPolicy(policy_name, w, candidates, po);
+  EXPECT_TRUE(policy.ok());
+  int trials = 0;
+  while (true) {
+    std::vector<size_t> batch = (*policy)->Next(8);
+    if (batch.empty()) return trials;
+    for (size_t i : batch) {
+      const double t = SyntheticEvaluator::Cost(candidates[i].config);
+      (*policy)->Observe(i, t);
+      ++trials;
+      if (t <= target_us) return trials;
+    }
+  }
+}
+
+TEST(SearchPolicyTest, XgboostBeatsRandomOnASyntheticSurface) {
+  // 95% of the optimum (10 us): within 10 / 0.95.
+  double random = 0, xgb = 0;
+  const int seeds = 6;
+  for (int s = 1; s <= seeds; ++s) {
+    random += TrialsToReach("random", s, 10 / 0.95);
+    xgb += TrialsToReach("xgb", s, 10 / 0.95);
+  }
+  random /= seeds;
+  xgb /= seeds;
+  std::printf("mean trials to 95%% of the best over %d seeds: random %.1f, xgb %.1f\n", seeds, random, xgb);
+  EXPECT_LT(xgb, random * 0.6);
+  EXPECT_EQ(TrialsToReach("grid", 1, 10 / 0.95), 4 * 16 + 11);  // (a=11,b=5) in odometer order
+  EXPECT_FALSE(MakeSearchPolicy("annealing", Bump(), {}, {}).ok());
+}
+
+}  // namespace
+}  // namespace opsched

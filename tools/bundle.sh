@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Builds optimised opsched binaries (the CLI, every test and benchmark) and copies them,
+# with the shared libraries they need that a GPU host may lack, into one folder:
+#
+#   tools/bundle.sh [OUT]        (default .bundle)
+#
+# OUT/bin       opsched, the test and benchmark binaries
+# OUT/lib       non-system shared libraries (protobuf, abseil, XGBoost, fmt, spdlog, ...)
+# OUT/run       runs a bundled binary with OUT/lib on the library path
+# OUT/run_tests runs every bundled test (GPU tests run for real where a GPU is present)
+#
+# The GPU host needs only the NVIDIA driver, the CUDA runtime libraries, cuBLAS and
+# cuDNN (cudart itself is linked statically). See docs/bundle.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-.bundle}"
+
+tests=$(bazel query 'kind(cc_test, //tests/...)' 2>/dev/null)
+benches=$(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null)
+# shellcheck disable=SC2086
+bazel build //tools:opsched $tests $benches
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib"
+bindir=$(bazel info bazel-bin 2>/dev/null)
+for label in //tools:opsched $tests $benches; do
+  path="${label#//}"
+  cp "$bindir/${path/://}" "$out/bin/"
+  strip --strip-unneeded "$out/bin/$(basename "${path/://}")"
+done
+
+# Libraries the host provides: the C runtime, the GPU driver and the vendor libraries.
+system='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcuda\.|libcudnn|libcublas|libnvidia)'
+for bin in "$out"/bin/*; do
+  ldd "$bin" | awk '/=> \//{print $1" "$3}' | while read -r name file; do
+    if ! [[ "$name" =~ $system ]] && [ ! -e "$out/lib/$name" ]; then
+      cp -L "$file" "$out/lib/$name"
+    fi
+  done
+done
+
+cat > "$out/run" <<'RUN'
+#!/usr/bin/env bash
+# Runs a bundled binary: run BINARY [ARGS...]
+here="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+bin="$1"; shift
+exec "$here/bin/$bin" "$@"
+RUN
+cat > "$out/run_tests" <<'RUN'
+#!/usr/bin/env bash
+# Runs every bundled test; extra arguments go to each (e.g. --gtest_filter=*cuda*).
+# Exit status 1 when any test fails. Set SKIP="name ..." to leave tests out.
+here="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export TEST_TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
+failed=0
+for t in "$here"/bin/*_test; do
+  name=$(basename "$t")
+  if [[ " ${SKIP:-} " == *" $name "* ]]; then echo "== $name: skipped (SKIP)"; continue; fi
+  echo "== $name"
+  if "$t" "$@"; then echo "== $name: PASSED"; else echo "== $name: FAILED"; failed=1; fi
+done
+exit $failed
+RUN
+chmod +x "$out/run" "$out/run_tests"
+echo "bundle in $out: $(ls "$out/bin" | wc -l) binaries, $(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1)"

@@ -1,0 +1,85 @@
+#include "tuner/measure.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/gpu/gpu_backend.h"
+
+namespace opsched {
+
+StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) {
+  std::vector<double> warm;
+  if (options.warmups > 0) OPSCHED_RETURN_IF_ERROR(clock.Sample(options.warmups, &warm));
+  std::vector<double> samples;
+  double total_ms = 0;
+  int batch = std::max(1, options.min_repeats);
+  while (true) {
+    const size_t before = samples.size();
+    OPSCHED_RETURN_IF_ERROR(clock.Sample(batch, &samples));
+    for (size_t i = before; i < samples.size(); ++i) total_ms += samples[i] / 1000.0;
+    const int n = static_cast<int>(samples.size());
+    if (n >= options.max_repeats || total_ms >= options.max_total_ms) break;
+    if (n >= options.min_repeats && total_ms >= options.min_total_ms) break;
+    // Enough repetitions to reach the minimum total time at the rate seen so far.
+    const double per_ms = total_ms / std::max(n, 1);
+    const double missing_ms = options.min_total_ms - total_ms;
+    int want = per_ms > 0 ? static_cast<int>(std::ceil(missing_ms / per_ms)) : n;
+    want = std::max(want, options.min_repeats - n);
+    batch = std::clamp(want, 1, options.max_repeats - n);
+  }
+  return Summarize(std::move(samples), options.warmups);
+}
+
+DeviceClock::DeviceClock(Trial* trial, const Implementation* impl, Config config,
+                         const MeasureOptions& options)
+    : trial_(trial), impl_(impl), config_(std::move(config)), options_(options) {}
+
+Status DeviceClock::Prepare() {
+  if (prepared_) return absl::OkStatus();
+  OPSCHED_RETURN_IF_ERROR(trial_->PrepareWorkspace(*impl_, config_));
+  const Device device = trial_->stream().device();
+  if (device.is_gpu() && options_.flush_l2) {
+    StatusOr<Target> t = QueryTarget(device);
+    const size_t bytes = 2 * static_cast<size_t>(t.ok() && t->l2_bytes > 0 ? t->l2_bytes : 64 << 20);
+    OPSCHED_ASSIGN_OR_RETURN(flush_, Buffer::Allocate(device, bytes));
+  }
+  prepared_ = true;
+  return absl::OkStatus();
+}
+
+Status DeviceClock::Sample(int count, std::vector<double>* us) {
+  OPSCHED_RETURN_IF_ERROR(Prepare());
+  const Stream& stream = trial_->stream();
+  if (stream.device().is_cpu()) {
+    for (int i = 0; i < count; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      OPSCHED_RETURN_IF_ERROR(trial_->Launch(*impl_, config_));
+      const auto end = std::chrono::steady_clock::now();
+      us->push_back(std::chrono::duration<double, std::micro>(end - start).count());
+    }
+    return absl::OkStatus();
+  }
+  while (static_cast<int>(starts_.size()) < count) {
+    OPSCHED_ASSIGN_OR_RETURN(Event a, Event::Create(stream.device()));
+    OPSCHED_ASSIGN_OR_RETURN(Event b, Event::Create(stream.device()));
+    starts_.push_back(std::move(a));
+    ends_.push_back(std::move(b));
+  }
+  for (int i = 0; i < count; ++i) {
+    if (flush_.size() > 0) {
+      // Outside the events: only the candidate's own work is timed, on a cold L2.
+      OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));
+    }
+    OPSCHED_RETURN_IF_ERROR(starts_[i].Record(stream));
+    OPSCHED_RETURN_IF_ERROR(trial_->Launch(*impl_, config_));
+    OPSCHED_RETURN_IF_ERROR(ends_[i].Record(stream));
+  }
+  OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
+  for (int i = 0; i < count; ++i) {
+    OPSCHED_ASSIGN_OR_RETURN(double ms, Event::ElapsedMs(starts_[i], ends_[i]));
+    us->push_back(ms * 1000.0);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace opsched

@@ -1,0 +1,54 @@
+// Measuring a candidate: warm up, then repeat until both a minimum count and a minimum
+// total time are reached (or a maximum of either), and summarise. The clock is
+// abstract: a DeviceClock times a Trial with CUDA events (flushing L2 between
+// repetitions) or the steady clock on the CPU; tests drive the policy with a synthetic
+// clock.
+#pragma once
+
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/event.h"
+#include "core/status.h"
+#include "tuner/stats.h"
+#include "tuner/trial.h"
+
+namespace opsched {
+
+struct MeasureOptions {
+  int warmups = 3;
+  int min_repeats = 10;
+  double min_total_ms = 20;  // keep repeating until this much measured time
+  int max_repeats = 1000;
+  double max_total_ms = 1000;
+  bool flush_l2 = true;  // GPU: overwrite a buffer twice the L2 size before each repetition
+};
+
+class SampleClock {
+ public:
+  virtual ~SampleClock() = default;
+  // Runs `count` timed repetitions and appends their durations in microseconds.
+  virtual Status Sample(int count, std::vector<double>* us) = 0;
+};
+
+StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options);
+
+// Times one implementation and config on a Trial's device.
+class DeviceClock : public SampleClock {
+ public:
+  DeviceClock(Trial* trial, const Implementation* impl, Config config, const MeasureOptions& options);
+  Status Sample(int count, std::vector<double>* us) override;
+
+ private:
+  Status Prepare();
+
+  Trial* trial_;
+  const Implementation* impl_;
+  Config config_;
+  MeasureOptions options_;
+  bool prepared_ = false;
+  Buffer flush_;
+  std::vector<Event> starts_, ends_;
+};
+
+}  // namespace opsched

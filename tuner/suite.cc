@@ -1,0 +1,42 @@
+#include "tuner/suite.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/format.h"
+
+namespace opsched {
+
+std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& name,
+                                   const Registry& registry) {
+  std::vector<SuiteEntry> entries;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (IsBlankOrComment(line)) continue;
+    SuiteEntry e;
+    e.line = number;
+    e.text = line.substr(0, line.find('#'));
+    while (!e.text.empty() && std::isspace(static_cast<unsigned char>(e.text.back()))) e.text.pop_back();
+    StatusOr<Workload> w = registry.ParseCanonical(line);
+    if (w.ok()) {
+      e.workload = *std::move(w);
+    } else {
+      e.error = Status(w.status().code(), fmt::format("{}:{}: {}", name, number, w.status().message()));
+    }
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(fmt::format("cannot read suite {}", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseSuite(ss.str(), path, registry);
+}
+
+}  // namespace opsched

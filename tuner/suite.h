@@ -1,0 +1,27 @@
+// A suite: a file of workload lines (blank lines and # comments allowed). Each line is
+// parsed and canonicalised on its own; a bad line is reported with its line and column
+// and the rest of the suite still runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/workload.h"
+#include "strategies/registry.h"
+
+namespace opsched {
+
+struct SuiteEntry {
+  int line = 0;       // 1-based line number
+  std::string text;   // the line as written (comment stripped)
+  Workload workload;  // canonical, when error is OK
+  Status error;       // "suite.txt:4: column 23: ..." when the line is bad
+};
+
+// The non-blank entries of the suite file; an error only when the file cannot be read.
+StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry);
+std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& name,
+                                   const Registry& registry);
+
+}  // namespace opsched
