@@ -7,7 +7,9 @@
 namespace opsched {
 
 HostTensor::HostTensor(const TensorDesc& desc)
-    : desc_(desc), storage_(static_cast<size_t>(desc.storage_bytes()), 0) {}
+    : desc_(desc),
+      contiguous_(desc.is_contiguous()),
+      storage_(static_cast<size_t>(desc.storage_bytes()), 0) {}
 
 double HostTensor::GetAt(int64_t offset) const {
   const uint8_t* p = storage_.data() + offset * DTypeSize(desc_.dtype());
@@ -73,6 +75,7 @@ void HostTensor::SetAt(int64_t offset, double value) {
 }
 
 int64_t HostTensor::OffsetOf(int64_t linear) const {
+  if (contiguous_) return linear;
   int64_t offset = 0;
   for (int d = desc_.rank() - 1; d >= 0; --d) {
     const int64_t size = desc_.dim(d);

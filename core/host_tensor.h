@@ -34,6 +34,7 @@ class HostTensor {
 
  private:
   TensorDesc desc_;
+  bool contiguous_ = true;
   std::vector<uint8_t> storage_;
 };
 

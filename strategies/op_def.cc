@@ -43,9 +43,11 @@ double DefaultRtol(DType dtype, int64_t terms) {
 
 Status OpDef::Check(const Workload& workload, const std::vector<HostTensor>& inputs,
                     const std::vector<HostTensor>& outputs,
-                    const std::vector<std::vector<double>>& reference, bool deterministic) const {
+                    const std::vector<std::vector<double>>& reference, bool deterministic,
+                    const CheckContext* context) const {
   (void)inputs;
   (void)deterministic;
+  (void)context;
   if (outputs.size() != reference.size()) {
     return absl::InternalError("output and reference counts differ");
   }

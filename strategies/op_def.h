@@ -4,6 +4,7 @@
 // ops/<op>/<op>_def.cc, registered with OPSCHED_REGISTER_OP.
 #pragma once
 
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -47,13 +48,26 @@ class OpDef {
   // The outputs in float64, row-major, one vector per output.
   virtual StatusOr<std::vector<std::vector<double>>> Reference(
       const Workload& workload, const std::vector<HostTensor>& inputs) const = 0;
+  // What checking needs that depends only on the inputs (computed once per inputs, then
+  // used for every candidate's Check). Ops that need nothing return null.
+  class CheckContext {
+   public:
+    virtual ~CheckContext() = default;
+  };
+  virtual std::unique_ptr<CheckContext> PrepareCheck(const Workload& workload,
+                                                     const std::vector<HostTensor>& inputs) const {
+    (void)workload;
+    (void)inputs;
+    return nullptr;
+  }
   // OK when `outputs` match the reference within the op's tolerance for the dtypes;
   // otherwise an error naming the first mismatch. `deterministic` is false for
-  // implementations allowed to pick any one of several valid results.
+  // implementations allowed to pick any one of several valid results. `context` is what
+  // PrepareCheck returned for these inputs.
   virtual Status Check(const Workload& workload, const std::vector<HostTensor>& inputs,
                        const std::vector<HostTensor>& outputs,
-                       const std::vector<std::vector<double>>& reference,
-                       bool deterministic) const;
+                       const std::vector<std::vector<double>>& reference, bool deterministic,
+                       const CheckContext* context) const;
 
   // The error for a data error an implementation found on the device (error_slot.h):
   // the first bad position (row-major) and the value there.

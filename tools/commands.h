@@ -10,5 +10,6 @@ void AddRecordsCommand(CLI::App& app, int* exit_code);
 void AddTuneCommand(CLI::App& app, int* exit_code);
 void AddExplainCommand(CLI::App& app, int* exit_code);
 void AddOpsCommand(CLI::App& app, int* exit_code);
+void AddBenchCommand(CLI::App& app, int* exit_code);
 
 }  // namespace opsched::tools

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = 0;
   opsched::tools::AddTuneCommand(app, &exit_code);
+  opsched::tools::AddBenchCommand(app, &exit_code);
   opsched::tools::AddExplainCommand(app, &exit_code);
   opsched::tools::AddOpsCommand(app, &exit_code);
   opsched::tools::AddRecordsCommand(app, &exit_code);

@@ -7,7 +7,7 @@
 
 namespace opsched {
 
-StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) {
+StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options) {
   std::vector<double> warm;
   if (options.warmups > 0) OPSCHED_RETURN_IF_ERROR(clock.Sample(options.warmups, &warm));
   std::vector<double> samples;
@@ -27,6 +27,11 @@ StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) 
     want = std::max(want, options.min_repeats - n);
     batch = std::clamp(want, 1, options.max_repeats - n);
   }
+  return samples;
+}
+
+StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) {
+  OPSCHED_ASSIGN_OR_RETURN(std::vector<double> samples, MeasureSamples(clock, options));
   return Summarize(std::move(samples), options.warmups);
 }
 

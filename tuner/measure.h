@@ -31,6 +31,9 @@ class SampleClock {
   virtual Status Sample(int count, std::vector<double>* us) = 0;
 };
 
+// The timed samples (warm-ups excluded) of one measurement.
+StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options);
+// MeasureSamples, summarised.
 StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options);
 
 // Times one implementation and config on a Trial's device.

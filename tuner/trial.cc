@@ -117,6 +117,7 @@ Status Trial::Run(const Implementation& impl, const Config& config) {
 StatusOr<const std::vector<std::vector<double>>*> Trial::Reference() {
   if (!reference_ready_) {
     OPSCHED_ASSIGN_OR_RETURN(reference_, op_->Reference(workload_, inputs_));
+    check_context_ = op_->PrepareCheck(workload_, inputs_);
     reference_ready_ = true;
   }
   return &reference_;
@@ -124,7 +125,8 @@ StatusOr<const std::vector<std::vector<double>>*> Trial::Reference() {
 
 Status Trial::Check(const Implementation& impl) {
   OPSCHED_ASSIGN_OR_RETURN(const auto* reference, Reference());
-  return op_->Check(workload_, inputs_, outputs_, *reference, impl.traits().deterministic);
+  return op_->Check(workload_, inputs_, outputs_, *reference, impl.traits().deterministic,
+                    check_context_.get());
 }
 
 Status Trial::CheckInputsUnchanged() const {

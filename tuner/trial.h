@@ -78,6 +78,7 @@ class Trial {
   std::unique_ptr<ErrorSlotPool> slots_;
   ErrorSlot slot_;
   std::vector<std::vector<double>> reference_;
+  std::unique_ptr<OpDef::CheckContext> check_context_;
   bool reference_ready_ = false;
 };
 

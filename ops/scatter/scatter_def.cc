@@ -234,61 +234,95 @@ class ScatterOp : public OpDef {
     return std::vector<std::vector<double>>{std::move(out)};
   }
 
-  Status Check(const Workload& w, const std::vector<HostTensor>& inputs,
-               const std::vector<HostTensor>& outputs,
-               const std::vector<std::vector<double>>& reference,
-               bool deterministic) const override {
+  // Per target: how many updates hit it, the sum of magnitudes (for accumulation
+  // bounds) and every competing update in row-major order (CSR: values[first[t] ..
+  // first[t + 1])), for reduction none.
+  struct Hits : CheckContext {
+    std::vector<int32_t> count;
+    std::vector<double> magnitude;
+    std::vector<int64_t> first;
+    std::vector<double> values;
+  };
+
+  std::unique_ptr<CheckContext> PrepareCheck(const Workload& w,
+                                             const std::vector<HostTensor>& inputs) const override {
     const HostTensor& data = inputs[0];
     const HostTensor& indices = inputs[1];
     const HostTensor& updates = inputs[2];
-    const HostTensor& out = outputs[0];
     const int axis = static_cast<int>(*w.GetInt("axis"));
-    OPSCHED_ASSIGN_OR_RETURN(Reduction r, ParseReduction(*w.GetString("reduction")));
+    const bool none = *w.GetString("reduction") == "none";
+    auto hits = std::make_unique<Hits>();
     const int64_t total = data.desc().numel();
-    // Per target: how many updates hit it, the sum of magnitudes, and (for none) every
-    // competing update in row-major order.
-    std::vector<int64_t> hits(total, 0);
-    std::vector<double> magnitude(total, 0);
-    std::vector<std::vector<double>> candidates(r == Reduction::kNone ? total : 0);
-    for (int64_t t = 0; t < total; ++t) magnitude[t] = std::abs(data.Get(t));
+    const int64_t n = indices.desc().numel();
     const int64_t axis_size = data.desc().dim(axis);
-    for (int64_t p = 0; p < indices.desc().numel(); ++p) {
+    std::vector<int64_t> target_of(n, -1);
+    hits->count.assign(total, 0);
+    hits->magnitude.resize(total);
+    for (int64_t t = 0; t < total; ++t) hits->magnitude[t] = std::abs(data.Get(t));
+    for (int64_t p = 0; p < n; ++p) {
       int64_t index;
       if (!NormaliseIndex(static_cast<int64_t>(indices.Get(p)), axis_size, &index)) continue;
       const int64_t t = TargetOf(indices.desc(), data.desc(), axis, p, index);
-      ++hits[t];
-      magnitude[t] += std::abs(updates.Get(p));
-      if (r == Reduction::kNone) candidates[t].push_back(updates.Get(p));
+      target_of[p] = t;
+      ++hits->count[t];
+      hits->magnitude[t] += std::abs(updates.Get(p));
     }
+    if (none) {
+      hits->first.assign(total + 1, 0);
+      for (int64_t t = 0; t < total; ++t) hits->first[t + 1] = hits->first[t] + hits->count[t];
+      hits->values.resize(hits->first[total]);
+      std::vector<int64_t> fill(hits->first.begin(), hits->first.end() - 1);
+      for (int64_t p = 0; p < n; ++p) {
+        if (target_of[p] >= 0) hits->values[fill[target_of[p]]++] = updates.Get(p);
+      }
+    }
+    return hits;
+  }
+
+  Status Check(const Workload& w, const std::vector<HostTensor>& inputs,
+               const std::vector<HostTensor>& outputs,
+               const std::vector<std::vector<double>>& reference, bool deterministic,
+               const CheckContext* context) const override {
+    std::unique_ptr<CheckContext> local;
+    if (context == nullptr) {
+      local = PrepareCheck(w, inputs);
+      context = local.get();
+    }
+    const Hits& hits = static_cast<const Hits&>(*context);
+    const HostTensor& data = inputs[0];
+    const HostTensor& out = outputs[0];
+    OPSCHED_ASSIGN_OR_RETURN(Reduction r, ParseReduction(*w.GetString("reduction")));
     const DType dtype = data.desc().dtype();
     const double u = UnitRoundoff(dtype);
+    const int64_t total = data.desc().numel();
     for (int64_t t = 0; t < total; ++t) {
       const double got = out.Get(t);
       const double want = reference[0][t];
+      const int64_t count = hits.count[t];
       bool ok = false;
       std::string allowed;
-      if (r == Reduction::kNone && hits[t] > 0 && !deterministic) {
-        ok = std::find(candidates[t].begin(), candidates[t].end(), got) != candidates[t].end();
-        allowed = fmt::format("one of the {} competing updates", hits[t]);
-      } else if (r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax ||
-                 hits[t] == 0) {
+      if (r == Reduction::kNone && count > 0 && !deterministic) {
+        const auto begin = hits.values.begin() + hits.first[t];
+        const auto end = hits.values.begin() + hits.first[t + 1];
+        ok = std::find(begin, end, got) != end;
+        if (!ok) allowed = fmt::format("one of the {} competing updates", count);
+      } else if (r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax || count == 0) {
         ok = got == want || (std::isnan(got) && std::isnan(want));
-        allowed = fmt::format("{}", want);
+        if (!ok) allowed = fmt::format("{}", want);
       } else {
         // Worst-case accumulation bound gamma_k = k u / (1 - k u) on the sum of magnitudes
         // (add) or on the product (mul), plus the final rounding to the output type.
-        const double k = static_cast<double>(hits[t]) + 1;
+        const double k = static_cast<double>(count) + 1;
         const double gamma = std::min(1.0, k * u / std::max(1e-300, 1 - k * u));
         const double bound = r == Reduction::kAdd
-                                 ? gamma * magnitude[t] + u * std::abs(want)
+                                 ? gamma * hits.magnitude[t] + u * std::abs(want)
                                  : (gamma + u) * std::abs(want) + SmallestNormal(dtype);
         ok = std::abs(got - want) <= bound;
-        allowed = fmt::format("{} within {}", want, bound);
+        if (!ok) allowed = fmt::format("{} within {}", want, bound);
       }
       if (!ok) {
-        return absl::DataLossError(fmt::format(
-            "scatter: out{} is {}, expected {} ({} updates hit it)", Coords(data.desc(), t), got,
-            allowed, hits[t]));
+        return absl::DataLossError(fmt::format("scatter: out{} is {}, expected {} ({} updates hit it)",
+                                               Coords(data.desc(), t), got, allowed, count));
       }
     }
     return absl::OkStatus();

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""opsched against PyTorch, side by side, on the same GPU and suite.
+
+    python3 bench/compare_torch.py --suite bench/suites/scatter.txt \
+        --opsched report/report.json [--json out.json] [--markdown out.md]
+
+For every workload of the suite this builds valid random inputs, runs the PyTorch
+equivalent and times it three ways: device time per call with CUDA events and an L2
+flush before each call (the rule opsched bench uses), device time per call replayed
+from a CUDA graph (no Python or dispatch overhead), and host wall time per call in a
+back-to-back loop. It reads opsched's figures from `opsched bench --report` JSON and
+prints the speedup (PyTorch time / opsched time) per workload and its geometric mean
+per op family.
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+
+import torch
+import torch.nn.functional as F
+
+import workloads
+
+DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+          "i32": torch.int32, "i64": torch.int64}
+
+
+def tensor(spec, gen, fill="normal"):
+    dtype, shape, strides = spec
+    if strides is None:
+        storage_shape = shape
+    else:
+        extent = 1 + sum((d - 1) * s for d, s in zip(shape, strides)) if all(shape) else 0
+        storage_shape = [extent]
+    t = torch.empty(storage_shape, dtype=DTYPES[dtype], device="cuda")
+    if fill == "normal":
+        t.normal_(generator=gen)
+    if strides is not None:
+        t = t.as_strided(shape, strides)
+    return t
+
+
+def build_scatter(tensors, attrs, gen):
+    data = tensor(tensors["data"], gen)
+    upd = tensor(tensors["updates"], gen)
+    axis = attrs.get("axis", 0) % len(tensors["data"][1])
+    size = tensors["data"][1][axis]
+    idx_shape = tensors["indices"][1]
+    # PyTorch's scatter takes int64 indices only.
+    idx = torch.randint(0, max(size, 1), idx_shape, device="cuda", generator=gen, dtype=torch.int64)
+    reduction = attrs.get("reduction", "none")
+    if reduction == "none":
+        return lambda: torch.scatter(data, axis, idx, upd)
+    if reduction == "add":
+        return lambda: torch.scatter_add(data, axis, idx, upd)
+    name = {"mul": "prod", "min": "amin", "max": "amax"}[reduction]
+    return lambda: torch.scatter_reduce(data, axis, idx, upd, reduce=name, include_self=True)
+
+
+def build_reduce(tensors, attrs, gen):
+    x = tensor(tensors["x"], gen)
+    axes = attrs.get("axes", list(range(x.dim())))
+    axes = [axes] if isinstance(axes, int) else axes
+    keep = attrs.get("keepdims", False)
+    op = attrs.get("op", "sum")
+    if op == "sum":
+        return lambda: torch.sum(x, dim=axes, keepdim=keep)
+    if op == "mean":
+        return lambda: torch.mean(x, dim=axes, keepdim=keep)
+    if op == "max":
+        return lambda: torch.amax(x, dim=axes, keepdim=keep)
+    if op == "min":
+        return lambda: torch.amin(x, dim=axes, keepdim=keep)
+    if op == "sumsq":
+        return lambda: torch.sum(x * x, dim=axes, keepdim=keep)
+    raise ValueError(f"reduce op {op}")
+
+
+def conv_args(tensors, attrs):
+    return dict(stride=tuple(attrs.get("stride", [1, 1])), padding=tuple(attrs.get("pad", [0, 0])),
+                dilation=tuple(attrs.get("dilation", [1, 1])), groups=attrs.get("groups", 1))
+
+
+def conv_input(spec, layout, gen):
+    t = tensor(spec, gen)
+    if layout == "nhwc":  # the workload's shape is NHWC; PyTorch wants NCHW shape, channels_last memory
+        t = t.permute(0, 3, 1, 2)
+    return t
+
+
+def build_conv(op, tensors, attrs, gen):
+    layout = attrs.get("layout", "nchw")
+    x = conv_input(tensors["x"], layout, gen)
+    w = tensor(tensors["w"], gen) * (1.0 / math.sqrt(max(1, tensors["w"][1][1] * tensors["w"][1][2] * tensors["w"][1][3])))
+    if layout == "nhwc":
+        w = w.permute(0, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+    args = conv_args(tensors, attrs)
+    if op == "conv2d":
+        return lambda: F.conv2d(x, w, **args)
+    if op == "conv2d_bias_act":
+        b = tensor(tensors["b"], gen)
+        act = {"identity": lambda t: t, "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh}[
+            attrs.get("act", "relu")]
+        return lambda: act(F.conv2d(x, w, **args) + b.view(1, -1, 1, 1))
+    if op == "conv2d_backward":
+        dy = conv_input(tensors["dy"], layout, gen)
+        def backward():
+            dx = torch.ops.aten.convolution_backward(dy, x, w, None, args["stride"], args["padding"],
+                                                     args["dilation"], False, [0, 0], args["groups"],
+                                                     [True, True, False])
+            return dx
+        return backward
+    raise ValueError(op)
+
+
+def build(op, tensors, attrs, gen):
+    if op == "scatter":
+        return build_scatter(tensors, attrs, gen)
+    if op == "reduce":
+        return build_reduce(tensors, attrs, gen)
+    if op.startswith("conv2d"):
+        return build_conv(op, tensors, attrs, gen)
+    raise ValueError(f"no PyTorch equivalent for {op}")
+
+
+class Flush:
+    """Overwrites a buffer twice the L2 size, as opsched's measurement does."""
+
+    def __init__(self):
+        l2 = torch.cuda.get_device_properties(0).L2_cache_size
+        self.buffer = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+
+    def __call__(self, i):
+        self.buffer.fill_(i & 0xFF)
+
+
+def median_events(fn, flush, repeats, warmups=3):
+    for _ in range(warmups):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+    for i in range(repeats):
+        flush(i)
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1000 for s, e in zip(starts, ends))
+
+
+def median_graph(fn, flush, repeats):
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return median_events(graph.replay, flush, repeats)
+
+
+def wall_per_call(fn, calls=2000):
+    import time
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) * 1e6 / calls
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--opsched", help="opsched bench report.json of the same suite")
+    ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--benchmark", choices=["off", "on", "both"], default="off",
+                    help="torch.backends.cudnn.benchmark (conv workloads)")
+    ap.add_argument("--json", help="write the comparison here")
+    ap.add_argument("--markdown", help="write a Markdown table here")
+    args = ap.parse_args()
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    ours = {}
+    if args.opsched:
+        with open(args.opsched) as f:
+            for e in json.load(f)["entries"]:
+                if e.get("verdict") != "error":
+                    ours[e["line"]] = e
+    flush = Flush()
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1)
+    modes = {"off": [False], "on": [True], "both": [False, True]}[args.benchmark]
+    rows = []
+    for line, text, (op, tensors, attrs) in workloads.read_suite(args.suite):
+        row = {"line": line, "workload": text, "op": op}
+        try:
+            for mode in modes:
+                torch.backends.cudnn.benchmark = mode
+                suffix = "" if len(modes) == 1 else ("_benchmark_on" if mode else "_benchmark_off")
+                fn = build(op, tensors, attrs, gen)
+                row["torch_us" + suffix] = median_events(fn, flush, args.repeats)
+                row["torch_graph_us" + suffix] = median_graph(fn, flush, args.repeats)
+                row["torch_wall_us" + suffix] = wall_per_call(fn)
+        except Exception as exc:  # a workload PyTorch cannot run is reported, not fatal
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        e = ours.get(line)
+        if e:
+            row["opsched_us"] = e["tuned"]["median_us"]
+            row["opsched_wall_us"] = e.get("wall_us", 0)
+            row["opsched_implementation"] = f'{e["tuned"]["implementation"]} {e["tuned"]["config"]}'
+            torch_best = min(v for k, v in row.items() if k.startswith("torch_us"))
+            row["torch_best_us"] = torch_best
+            row["speedup"] = torch_best / row["opsched_us"] if row["opsched_us"] > 0 else 0
+            row["gbps"] = e.get("gbps", 0)
+        rows.append(row)
+
+    def fmt(v):
+        return f"{v:9.2f}" if isinstance(v, (int, float)) and v else "        -"
+
+    header = f"{'line':>4}  {'opsched us':>10} {'torch us':>9} {'graph us':>9} {'speedup':>8} {'os wall':>8} {'pt wall':>8}  workload"
+    print(header)
+    by_op = {}
+    for r in rows:
+        t = min((v for k, v in r.items() if k.startswith("torch_us")), default=0)
+        g = min((v for k, v in r.items() if k.startswith("torch_graph_us")), default=0)
+        w = min((v for k, v in r.items() if k.startswith("torch_wall_us")), default=0)
+        print(f"{r['line']:>4}  {fmt(r.get('opsched_us'))} {fmt(t)} {fmt(g)} "
+              f"{(str(round(r['speedup'], 2)) + 'x') if r.get('speedup') else '-':>8} "
+              f"{fmt(r.get('opsched_wall_us'))[1:]} {fmt(w)[1:]}  {r['workload'][:90]}"
+              + (f"  [{r['error']}]" if "error" in r else ""))
+        if r.get("speedup"):
+            by_op.setdefault(r["op"], []).append(r["speedup"])
+    summary = {op: {"workloads": len(v), "geomean_speedup": geomean(v), "min_speedup": min(v)}
+               for op, v in by_op.items()}
+    for op, s in summary.items():
+        print(f"{op}: geomean speedup over PyTorch {s['geomean_speedup']:.2f}x over {s['workloads']} "
+              f"workloads (slowest {s['min_speedup']:.2f}x)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                       "rows": rows, "summary": summary}, f, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(f"Device: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}\n\n")
+            f.write("| line | workload | opsched µs | opsched choice | PyTorch µs | PyTorch graph µs | "
+                    "speedup | opsched wall µs | PyTorch wall µs |\n|---|---|---|---|---|---|---|---|---|\n")
+            for r in rows:
+                t = min((v for k, v in r.items() if k.startswith("torch_us")), default=0)
+                g = min((v for k, v in r.items() if k.startswith("torch_graph_us")), default=0)
+                w = min((v for k, v in r.items() if k.startswith("torch_wall_us")), default=0)
+                f.write(f"| {r['line']} | `{r['workload']}` | {r.get('opsched_us', 0):.2f} | "
+                        f"{r.get('opsched_implementation', '-')} | {t:.2f} | {g:.2f} | "
+                        f"{r.get('speedup', 0):.2f}x | {r.get('opsched_wall_us', 0):.2f} | {w:.2f} |\n")
+            for op, s in summary.items():
+                f.write(f"\n{op}: geomean speedup {s['geomean_speedup']:.2f}x, slowest {s['min_speedup']:.2f}x\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

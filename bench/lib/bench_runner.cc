@@ -1,0 +1,402 @@
+#include "bench/lib/bench_runner.h"
+
+#include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "bench/lib/verdict.h"
+#include "core/event.h"
+#include "core/format.h"
+#include "core/gpu/gpu_backend.h"
+#include "core/version.h"
+#include "opsched/runtime.h"
+#include "records/convert.h"
+#include "strategies/dispatcher.h"
+#include "tuner/suite.h"
+#include "tuner/trial.h"
+
+namespace opsched::bench {
+namespace {
+
+// Times Runtime::Run on a Trial's tensors: what a consumer's call costs on the device.
+class RuntimeClock : public SampleClock {
+ public:
+  RuntimeClock(Runtime* runtime, Trial* trial, const MeasureOptions& options)
+      : runtime_(runtime), trial_(trial), options_(options) {}
+
+  Status Sample(int count, std::vector<double>* us) override {
+    const Stream& stream = trial_->stream();
+    if (stream.device().is_cpu()) {
+      for (int i = 0; i < count; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        OPSCHED_RETURN_IF_ERROR(runtime_->Run(trial_->workload(), trial_->tensors(), stream));
+        us->push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+      }
+      return absl::OkStatus();
+    }
+    if (flush_.size() == 0 && options_.flush_l2) {
+      const size_t bytes = 2 * static_cast<size_t>(std::max<int64_t>(runtime_->target().l2_bytes, 32 << 20));
+      OPSCHED_ASSIGN_OR_RETURN(flush_, Buffer::Allocate(stream.device(), bytes));
+    }
+    while (static_cast<int>(starts_.size()) < count) {
+      OPSCHED_ASSIGN_OR_RETURN(Event a, Event::Create(stream.device()));
+      OPSCHED_ASSIGN_OR_RETURN(Event b, Event::Create(stream.device()));
+      starts_.push_back(std::move(a));
+      ends_.push_back(std::move(b));
+    }
+    for (int i = 0; i < count; ++i) {
+      if (flush_.size() > 0) {
+        OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));
+      }
+      OPSCHED_RETURN_IF_ERROR(starts_[i].Record(stream));
+      OPSCHED_RETURN_IF_ERROR(runtime_->Run(trial_->workload(), trial_->tensors(), stream));
+      OPSCHED_RETURN_IF_ERROR(ends_[i].Record(stream));
+    }
+    OPSCHED_RETURN_IF_ERROR(runtime_->Synchronize(stream));
+    for (int i = 0; i < count; ++i) {
+      OPSCHED_ASSIGN_OR_RETURN(double ms, Event::ElapsedMs(starts_[i], ends_[i]));
+      us->push_back(ms * 1000);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  Runtime* runtime_;
+  Trial* trial_;
+  MeasureOptions options_;
+  Buffer flush_;
+  std::vector<Event> starts_, ends_;
+};
+
+void Fill(Timing* t, std::string implementation, std::string config, const std::vector<double>& samples) {
+  const MedianEstimate m = EstimateMedian(samples);
+  t->set_implementation(std::move(implementation));
+  t->set_config(std::move(config));
+  t->set_median_us(m.median);
+  t->set_ci_low_us(m.low);
+  t->set_ci_high_us(m.high);
+  t->set_samples(m.samples);
+}
+
+double GeoMean(const std::vector<double>& v) {
+  if (v.empty()) return 0;
+  double s = 0;
+  for (double x : v) s += std::log(x);
+  return std::exp(s / v.size());
+}
+
+std::string Slug(std::string s) {
+  for (char& c : s) c = std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
+  return s;
+}
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) return absl::InternalError(fmt::format("cannot write {}", path));
+  return absl::OkStatus();
+}
+
+std::string Json(const google::protobuf::Message& m) {
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  o.always_print_primitive_fields = true;
+  std::string out;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+// One entry: check the tuned choice, then time the three choices in interleaved rounds.
+Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& runtime,
+                const Dispatcher& heuristics, const records::Database& db, const Workload& w,
+                uint64_t seed, BenchEntry* entry) {
+  TrialOptions to;
+  to.generator = options.generator;
+  to.seed = seed;
+  OPSCHED_ASSIGN_OR_RETURN(auto trial, Trial::Create(registry, w, options.target, to));
+  OPSCHED_ASSIGN_OR_RETURN(Decision tuned, runtime.Decide(w));
+  entry->set_provenance(std::string(ProvenanceName(tuned.provenance)));
+  // The tuned choice must be right before its speed counts.
+  OPSCHED_RETURN_IF_ERROR(Annotate(trial->Run(*tuned.implementation, tuned.config), "tuned choice"));
+  OPSCHED_RETURN_IF_ERROR(Annotate(trial->Check(*tuned.implementation), "tuned choice"));
+
+  struct Choice {
+    const Implementation* impl = nullptr;
+    Config config;
+    std::vector<double> samples;
+  };
+  Choice heuristic, oracle;
+  if (StatusOr<Decision> h = heuristics.Heuristic(w); h.ok()) {
+    heuristic.impl = h->implementation;
+    heuristic.config = h->config;
+  }
+  if (std::optional<records::Match> best = db.Best(w, options.target)) {
+    oracle.impl = registry.FindImplementation(db.implementation(best->entry->implementation));
+    oracle.config = db.config(best->entry->config);
+    if (oracle.impl != nullptr && !oracle.impl->Space(w, options.target).Contains(oracle.config)) {
+      oracle.impl = nullptr;  // a stale record
+    }
+  }
+  const bool same = heuristic.impl == oracle.impl && heuristic.config == oracle.config;
+  std::vector<double> tuned_samples;
+  for (int round = 0; round < std::max(1, options.rounds); ++round) {
+    RuntimeClock clock(&runtime, trial.get(), options.measure);
+    OPSCHED_ASSIGN_OR_RETURN(std::vector<double> s, MeasureSamples(clock, options.measure));
+    tuned_samples.insert(tuned_samples.end(), s.begin(), s.end());
+    for (Choice* c : {&heuristic, &oracle}) {
+      if (c->impl == nullptr || (c == &oracle && same)) continue;
+      DeviceClock device(trial.get(), c->impl, c->config, options.measure);
+      OPSCHED_ASSIGN_OR_RETURN(std::vector<double> cs, MeasureSamples(device, options.measure));
+      c->samples.insert(c->samples.end(), cs.begin(), cs.end());
+    }
+  }
+  if (same) oracle.samples = heuristic.samples;
+  // Wall time per call in a loop, as a consumer calling back to back sees it.
+  {
+    const Stream& stream = trial->stream();
+    OPSCHED_RETURN_IF_ERROR(runtime.Synchronize(stream));
+    int calls = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    while (calls < 2000 && (calls < 20 || elapsed < 0.02)) {
+      OPSCHED_RETURN_IF_ERROR(runtime.Run(w, trial->tensors(), stream));
+      ++calls;
+      if (calls % 10 == 0) {
+        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+    }
+    OPSCHED_RETURN_IF_ERROR(runtime.Synchronize(stream));
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    entry->set_wall_us(elapsed * 1e6 / calls);
+  }
+  Fill(entry->mutable_tuned(), std::string(tuned.implementation->name()), tuned.config.ToString(), tuned_samples);
+  if (heuristic.impl) {
+    Fill(entry->mutable_heuristic(), std::string(heuristic.impl->name()), heuristic.config.ToString(),
+         heuristic.samples);
+  }
+  if (oracle.impl) {
+    Fill(entry->mutable_oracle(), std::string(oracle.impl->name()), oracle.config.ToString(), oracle.samples);
+  }
+  const double t = entry->tuned().median_us();
+  if (oracle.impl && t > 0) {
+    entry->set_tuned_over_oracle(t / entry->oracle().median_us());
+    if (heuristic.impl) entry->set_heuristic_over_oracle(entry->heuristic().median_us() / entry->oracle().median_us());
+  }
+  if (heuristic.impl && t > 0) entry->set_speedup_over_heuristic(entry->heuristic().median_us() / t);
+  entry->set_bytes(registry.FindOp(w.op())->MinBytes(w));
+  if (t > 0) entry->set_gbps(entry->bytes() / (t * 1e3));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string DefaultBaselinePath(const Target& target) {
+  return fmt::format("bench/baselines/{}-{}.json", DeviceKindName(target.kind), Slug(target.device_name));
+}
+
+StatusOr<Baseline> LoadBaseline(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(fmt::format("no baseline at {}", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Baseline b;
+  auto s = google::protobuf::util::JsonStringToMessage(ss.str(), &b);
+  if (!s.ok()) return absl::InvalidArgumentError(fmt::format("bad baseline {}: {}", path, s.ToString()));
+  return b;
+}
+
+Status WriteBaseline(const BenchReport& report, const std::string& path) {
+  Baseline b;
+  *b.mutable_target() = report.target();
+  for (const BenchEntry& e : report.entries()) {
+    if (e.verdict() == "error") continue;
+    BaselineEntry* be = b.add_entries();
+    be->set_workload(e.workload());
+    be->set_median_us(e.tuned().median_us());
+    be->set_ci_low_us(e.tuned().ci_low_us());
+    be->set_ci_high_us(e.tuned().ci_high_us());
+    be->set_implementation(e.tuned().implementation());
+    be->set_config(e.tuned().config());
+  }
+  return WriteFile(path, Json(b));
+}
+
+StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options) {
+  OPSCHED_ASSIGN_OR_RETURN(std::vector<SuiteEntry> suite, ReadSuite(options.suite_path, registry));
+  std::map<std::string, double> baseline;
+  if (!options.baseline_path.empty()) {
+    StatusOr<Baseline> b = LoadBaseline(options.baseline_path);
+    if (b.ok()) {
+      for (const BaselineEntry& e : b->entries()) baseline[e.workload()] = e.median_us();
+    } else if (!absl::IsNotFound(b.status())) {
+      return b.status();
+    }
+  }
+  RuntimeOptions ro;
+  ro.target = options.target;
+  ro.record_files = options.records;
+  ro.registry = &registry;
+  OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create(ro));
+  const Dispatcher heuristics(registry, options.target, nullptr, DispatchOptions{});
+  BenchReport report;
+  report.set_opsched_version(kVersion);
+  *report.mutable_target() = records::ToProto(options.target);
+  report.set_suite(options.suite_path);
+  for (const std::string& r : options.records) report.add_records(r);
+  report.set_tolerance_pct(options.tolerance * 100);
+  report.set_baseline(options.baseline_path);
+  report.set_timestamp_unix_s(std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+  for (size_t i = 0; i < suite.size(); ++i) {
+    const SuiteEntry& s = suite[i];
+    BenchEntry* e = report.add_entries();
+    e->set_line(s.line);
+    if (!s.error.ok()) {
+      e->set_workload(s.text);
+      e->set_verdict("error");
+      e->set_message(std::string(Message(s.error)));
+      continue;
+    }
+    e->set_workload(s.workload.ToString());
+    e->set_op(s.workload.op());
+    Status st = BenchOne(registry, options, *runtime, heuristics, runtime->records(), s.workload,
+                         options.seed * 7919 + i, e);
+    if (!st.ok()) {
+      e->set_verdict("error");
+      e->set_message(std::string(Message(st)));
+      continue;
+    }
+    auto b = baseline.find(e->workload());
+    const double base = b == baseline.end() ? 0 : b->second;
+    MedianEstimate m;  // the tuned estimate of this run (pooled rounds)
+    m.median = e->tuned().median_us();
+    m.low = e->tuned().ci_low_us();
+    m.high = e->tuned().ci_high_us();
+    m.samples = e->tuned().samples();
+    const Verdict v = Judge(m, base, options.tolerance);
+    e->set_baseline_us(base);
+    if (base > 0) e->set_change(m.median / base);
+    e->set_verdict(VerdictName(v));
+    if (v == Verdict::kRegression) report.set_regressions(report.regressions() + 1);
+  }
+  // Per-op geometric means of choice quality.
+  std::map<std::string, std::vector<const BenchEntry*>> by_op;
+  for (const BenchEntry& e : report.entries()) {
+    if (e.verdict() != "error") by_op[e.op()].push_back(&e);
+  }
+  for (const auto& [op, entries] : by_op) {
+    std::vector<double> to, ho, sp;
+    for (const BenchEntry* e : entries) {
+      if (e->tuned_over_oracle() > 0) to.push_back(e->tuned_over_oracle());
+      if (e->heuristic_over_oracle() > 0) ho.push_back(e->heuristic_over_oracle());
+      if (e->speedup_over_heuristic() > 0) sp.push_back(e->speedup_over_heuristic());
+    }
+    OpSummary* s = report.add_ops();
+    s->set_op(op);
+    s->set_workloads(static_cast<int>(entries.size()));
+    s->set_geomean_tuned_over_oracle(GeoMean(to));
+    s->set_geomean_heuristic_over_oracle(GeoMean(ho));
+    s->set_geomean_speedup_over_heuristic(GeoMean(sp));
+  }
+  return report;
+}
+
+std::string FormatTable(const BenchReport& r) {
+  std::string out = fmt::format("{:<4} {:<62} {:<24} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n",
+                                "line", "workload", "tuned implementation", "tuned us", "wall us", "heur. us",
+                                "oracle us", "t/oracle", "h/oracle", "baseline", "change", "verdict");
+  for (const BenchEntry& e : r.entries()) {
+    const std::string w = e.workload().size() > 62 ? e.workload().substr(0, 59) + "..." : e.workload();
+    if (e.verdict() == "error") {
+      out += fmt::format("{:<4} {:<62} error: {}\n", e.line(), w, e.message());
+      continue;
+    }
+    auto num = [](double v, const char* f) { return v > 0 ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
+    out += fmt::format("{:<4} {:<62} {:<24} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n", e.line(), w,
+                       e.tuned().implementation(), num(e.tuned().median_us(), "{:.2f}"), num(e.wall_us(), "{:.2f}"),
+                       num(e.heuristic().median_us(), "{:.2f}"), num(e.oracle().median_us(), "{:.2f}"),
+                       num(e.tuned_over_oracle(), "{:.3f}"), num(e.heuristic_over_oracle(), "{:.3f}"),
+                       num(e.baseline_us(), "{:.2f}"), num(e.change(), "{:.3f}x"), e.verdict());
+  }
+  for (const OpSummary& s : r.ops()) {
+    out += fmt::format("{}: {} workloads, geomean tuned/oracle {:.3f}, heuristic/oracle {:.3f}, "
+                       "speedup over heuristic {:.2f}x\n",
+                       s.op(), s.workloads(), s.geomean_tuned_over_oracle(), s.geomean_heuristic_over_oracle(),
+                       s.geomean_speedup_over_heuristic());
+  }
+  out += fmt::format("{} regression(s) beyond {:.1f}% and the measured noise\n", r.regressions(),
+                     r.tolerance_pct());
+  return out;
+}
+
+Status WriteReports(const BenchReport& r, const std::string& dir) {
+  mkdir(dir.c_str(), 0755);
+  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/report.json", Json(r)));
+  // Markdown.
+  std::string md = fmt::format("# opsched bench: {}\n\nTarget: {} {} ({} SMs), opsched {}, tolerance {:.1f}%\n\n",
+                               r.suite(), r.target().device_name(), r.target().arch(), r.target().sm_count(),
+                               r.opsched_version(), r.tolerance_pct());
+  md += "| line | workload | tuned | provenance | tuned µs | heuristic µs | oracle µs | tuned/oracle | "
+        "heuristic/oracle | GB/s | baseline µs | change | verdict |\n";
+  md += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const BenchEntry& e : r.entries()) {
+    if (e.verdict() == "error") {
+      md += fmt::format("| {} | `{}` | error: {} |||||||||||\n", e.line(), e.workload(), e.message());
+      continue;
+    }
+    md += fmt::format("| {} | `{}` | {} `{}` | {} | {:.2f} | {:.2f} | {:.2f} | {:.3f} | {:.3f} | {:.0f} | {:.2f} | {:.3f} | {} |\n",
+                      e.line(), e.workload(), e.tuned().implementation(), e.tuned().config(), e.provenance(),
+                      e.tuned().median_us(), e.heuristic().median_us(), e.oracle().median_us(),
+                      e.tuned_over_oracle(), e.heuristic_over_oracle(), e.gbps(), e.baseline_us(), e.change(),
+                      e.verdict());
+  }
+  md += "\n| op | workloads | geomean tuned/oracle | geomean heuristic/oracle | geomean speedup over heuristic |\n"
+        "|---|---|---|---|---|\n";
+  for (const OpSummary& s : r.ops()) {
+    md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.2f}x |\n", s.op(), s.workloads(),
+                      s.geomean_tuned_over_oracle(), s.geomean_heuristic_over_oracle(),
+                      s.geomean_speedup_over_heuristic());
+  }
+  md += fmt::format("\n{} regression(s).\n\n![speedups](speedups.svg)\n", r.regressions());
+  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/report.md", md));
+  // The chart: gnuplot over a data file.
+  std::string data = "# index speedup_over_heuristic oracle_over_tuned label\n";
+  int index = 0;
+  for (const BenchEntry& e : r.entries()) {
+    if (e.verdict() == "error") continue;
+    const double quality = e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0;
+    data += fmt::format("{} {:.4f} {:.4f} \"{}:{}\"\n", index++, e.speedup_over_heuristic(), quality, e.op(), e.line());
+  }
+  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/speedups.dat", data));
+  const std::string script = fmt::format(R"gp(set terminal svg size 1000,520 dynamic font "sans,11"
+set output "{0}/speedups.svg"
+set title "opsched bench on {1}: tuned choice per workload"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set ylabel "ratio"
+set yrange [0:*]
+set xtics rotate by -45 scale 0
+set key top left
+set grid ytics
+plot "{0}/speedups.dat" using 2:xtic(4) title "speedup over heuristic", "" using 3 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
+)gp",
+                                         dir, r.target().device_name());
+  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/speedups.gp", script));
+  const int rc = std::system(fmt::format("gnuplot '{}/speedups.gp' 2>&1", dir).c_str());
+  if (rc != 0) {
+    return absl::FailedPreconditionError(
+        "gnuplot failed or is missing (tools/setup.sh installs gnuplot-nox); speedups.svg not drawn");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace opsched::bench

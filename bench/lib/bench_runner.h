@@ -1,0 +1,42 @@
+// opsched bench: each workload of a suite run through the Runtime exactly as a consumer
+// runs it (dispatch included), timed with the tuner's measurement rules, beside the
+// strategy's heuristic choice and the best choice in the records (the oracle), in
+// interleaved rounds; then compared with a baseline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/lib/bench_report.pb.h"
+#include "core/target.h"
+#include "strategies/registry.h"
+#include "tuner/measure.h"
+
+namespace opsched::bench {
+
+struct BenchOptions {
+  std::string suite_path;
+  Target target;
+  std::vector<std::string> records;
+  std::string baseline_path;  // read when it exists
+  double tolerance = 0.05;    // fraction
+  int rounds = 3;             // interleaved measurement rounds, pooled
+  MeasureOptions measure;
+  GeneratorOptions generator;
+  uint64_t seed = 1;
+};
+
+// The report (entries in suite order). Errors only for unreadable suite/records/baseline.
+StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options);
+
+// Baselines: JSON files (the Baseline message), one per target kind and device name.
+std::string DefaultBaselinePath(const Target& target);  // bench/baselines/<kind>-<device>.json
+StatusOr<Baseline> LoadBaseline(const std::string& path);
+Status WriteBaseline(const BenchReport& report, const std::string& path);
+
+// The terminal table.
+std::string FormatTable(const BenchReport& report);
+// report.json, report.md and speedups.svg (drawn by gnuplot) in `dir`.
+Status WriteReports(const BenchReport& report, const std::string& dir);
+
+}  // namespace opsched::bench

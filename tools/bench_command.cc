@@ -1,0 +1,98 @@
+#include <memory>
+
+#include "bench/lib/bench_runner.h"
+#include "core/format.h"
+#include "tools/commands.h"
+
+namespace opsched::tools {
+
+namespace {
+
+struct BenchFlags {
+  std::string target;
+  std::string baseline;
+  double tolerance_pct = 5;
+  bool update_baseline = false;
+  std::string report;
+  int min_repeats = 10;
+  double min_time_ms = 20;
+  std::string index_pattern = "uniform";
+};
+
+}  // namespace
+
+// `opsched bench`: replays a suite through the Runtime against a baseline. Exit status 1
+// on a regression (or a wrong tuned result), 2 on usage or I/O errors, 0 otherwise.
+void AddBenchCommand(CLI::App& app, int* exit_code) {
+  auto options = std::make_shared<bench::BenchOptions>();
+  auto flags = std::make_shared<BenchFlags>();
+  CLI::App* b = app.add_subcommand("bench", "Benchmark a suite through the Runtime against a baseline");
+  b->add_option("--suite", options->suite_path, "File of workload lines")->required();
+  b->add_option("--records", options->records, "Record logs the Runtime loads");
+  b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
+  b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
+  b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");
+  b->add_flag("--update-baseline", flags->update_baseline, "Write this run's medians as the baseline");
+  b->add_option("--report", flags->report, "Folder for report.json, report.md and speedups.svg");
+  b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload");
+  b->add_option("--min-repeats", flags->min_repeats, "Timed repetitions per round at least");
+  b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least");
+  b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
+      ->check(CLI::IsMember({"uniform", "unique", "hot"}));
+  b->callback([=] {
+    bench::BenchOptions o = *options;
+    if (flags->target.empty()) {
+      o.target = DefaultTarget();
+    } else {
+      StatusOr<Device> device = ParseDevice(flags->target);
+      StatusOr<Target> t = device.ok() ? QueryTarget(*device) : StatusOr<Target>(device.status());
+      if (!t.ok()) {
+        fmt::print(stderr, "opsched bench: {}\n", t.status().message());
+        *exit_code = 2;
+        return;
+      }
+      o.target = *t;
+    }
+    o.baseline_path = flags->baseline.empty() ? bench::DefaultBaselinePath(o.target) : flags->baseline;
+    o.tolerance = flags->tolerance_pct / 100;
+    o.measure.min_repeats = flags->min_repeats;
+    o.measure.min_total_ms = flags->min_time_ms;
+    o.generator.index_pattern = flags->index_pattern;
+    fmt::print(stderr, "opsched bench: {} on {}, baseline {}\n", o.suite_path, o.target.ToString(), o.baseline_path);
+    StatusOr<bench::BenchReport> report = bench::RunBench(Registry::Global(), o);
+    if (!report.ok()) {
+      fmt::print(stderr, "opsched bench: {}\n", report.status().message());
+      *exit_code = 2;
+      return;
+    }
+    std::fputs(bench::FormatTable(*report).c_str(), stdout);
+    int code = 0;
+    for (const bench::BenchEntry& e : report->entries()) {
+      if (e.verdict() == "error" && e.message().find(":" + std::to_string(e.line()) + ":") == std::string::npos) {
+        code = 1;  // a failing tuned choice, not a bad suite line
+      }
+    }
+    if (report->regressions() > 0) code = 1;
+    if (!flags->report.empty()) {
+      Status s = bench::WriteReports(*report, flags->report);
+      if (!s.ok()) {
+        fmt::print(stderr, "opsched bench: {}\n", s.message());
+        code = 2;
+      } else {
+        fmt::print("reports in {}: report.json report.md speedups.svg\n", flags->report);
+      }
+    }
+    if (flags->update_baseline) {
+      Status s = bench::WriteBaseline(*report, o.baseline_path);
+      if (!s.ok()) {
+        fmt::print(stderr, "opsched bench: {}\n", s.message());
+        code = 2;
+      } else {
+        fmt::print("baseline written to {}\n", o.baseline_path);
+      }
+    }
+    *exit_code = code;
+  });
+}
+
+}  // namespace opsched::tools
