@@ -5,6 +5,7 @@
 
 #include "core/format.h"
 
+#include "absl/hash/hash.h"
 #include "core/stable_hash.h"
 
 namespace opsched {
@@ -159,6 +160,28 @@ uint64_t Workload::hash() const {
         a.value);
   }
   return h.value();
+}
+
+uint64_t Workload::FastHash() const {
+  size_t h = absl::HashOf(op_);
+  for (const TensorArg& t : tensors_) {
+    h = absl::HashOf(h, t.name, static_cast<int>(t.desc.dtype()),
+                     absl::MakeConstSpan(t.desc.shape()), absl::MakeConstSpan(t.desc.strides()));
+  }
+  for (const Attr& a : attrs_) {
+    h = absl::HashOf(h, a.name, a.value.index());
+    std::visit(
+        [&h](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, Dims>) {
+            h = absl::HashOf(h, absl::MakeConstSpan(v));
+          } else {
+            h = absl::HashOf(h, v);
+          }
+        },
+        a.value);
+  }
+  return h;
 }
 
 std::vector<double> Workload::Features() const {

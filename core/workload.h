@@ -71,6 +71,8 @@ class Workload {
   // Stable hash of op, tensors and attributes in stored order. Canonicalised workloads
   // (strategies/op_def.h) have one order, so equal invocations hash equal.
   uint64_t hash() const;
+  // A fast hash for in-memory tables (abseil's, seeded per process: never persist it).
+  uint64_t FastHash() const;
   // A numeric description for learned models and nearest-shape search: per tensor,
   // log2(1 + numel), rank and log2(1 + d) of each dimension (padded to rank 6); then each
   // numeric attribute (ints expanded, bools 0/1) in stored order.

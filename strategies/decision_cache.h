@@ -18,7 +18,7 @@
 namespace opsched {
 
 struct CachedDecision {
-  uint64_t hash = 0;
+  uint64_t hash = 0;  // Workload::FastHash() of `workload`
   Workload workload;    // as callers pass it (the cache key)
   Workload canonical;   // what the implementation runs
   Decision decision;

@@ -35,7 +35,8 @@ Dispatcher::Dispatcher(const Registry& registry, Target target, const records::D
       options_(options) {}
 
 StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
-  const uint64_t hash = workload.hash();
+  // The in-memory fast hash: the stable one (for records) is needed only on a miss.
+  const uint64_t hash = workload.FastHash();
   if (const CachedDecision* hit = cache_.Find(hash, workload)) return hit;
   auto entry = std::make_unique<CachedDecision>();
   entry->hash = hash;

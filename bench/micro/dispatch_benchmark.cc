@@ -1,0 +1,127 @@
+// Host-side cost of dispatch: a cached decision lookup, the typed entry point's workload
+// build plus lookup, and a whole Runtime call compared with launching the same kernel
+// directly (GPU cases skip without a GPU). Figures go to docs/consumer-guide.md.
+#include <benchmark/benchmark.h>
+
+#include "core/buffer.h"
+#include "core/gpu/gpu_backend.h"
+#include "opsched/runtime.h"
+#include "ops/scatter/scatter_def.h"
+#include "strategies/dispatcher.h"
+#include "tuner/trial.h"
+
+#if defined(OPSCHED_BENCH_CUDA)
+#include "ops/scatter/scatter_cuda.h"
+#endif
+
+namespace opsched {
+namespace {
+
+const char* kLine = "scatter data=f32[100] indices=i64[1] updates=f32[1] axis=0 reduction=none";
+
+void BM_CachedDecide(benchmark::State& state) {
+  Dispatcher d(Registry::Global(), CpuTarget(), nullptr, {});
+  Workload w = *ParseWorkload(kLine);
+  if (!d.Decide(w).ok()) state.SkipWithError("decide failed");
+  for (auto _ : state) benchmark::DoNotOptimize(d.Decide(w));
+}
+BENCHMARK(BM_CachedDecide);
+
+// What Runtime::Scatter does before running: fill a per-thread workload, then decide.
+void BM_TypedWorkloadAndDecide(benchmark::State& state) {
+  Dispatcher d(Registry::Global(), CpuTarget(), nullptr, {});
+  TensorDesc data = TensorDesc::Contiguous(DType::kF32, {100});
+  TensorDesc idx = TensorDesc::Contiguous(DType::kI64, {1});
+  TensorDesc upd = TensorDesc::Contiguous(DType::kF32, {1});
+  thread_local Workload w;
+  for (auto _ : state) {
+    w.Clear();
+    w.set_op("scatter");
+    w.SetTensor("data", data);
+    w.SetTensor("indices", idx);
+    w.SetTensor("updates", upd);
+    w.SetAttr("axis", int64_t(0));
+    w.SetAttr("reduction", std::string("none"));
+    benchmark::DoNotOptimize(d.Decide(w));
+  }
+}
+BENCHMARK(BM_TypedWorkloadAndDecide);
+
+struct Inputs {
+  std::unique_ptr<Trial> trial;
+  std::unique_ptr<Runtime> runtime;
+};
+
+Inputs Prepare(const Target& target) {
+  Inputs in;
+  Workload w = *Registry::Global().ParseCanonical(kLine);
+  in.trial = *Trial::Create(Registry::Global(), w, target, TrialOptions{});
+  RuntimeOptions o;
+  o.target = target;
+  in.runtime = *Runtime::Create(o);
+  return in;
+}
+
+void RuntimeScatter(benchmark::State& state, const Target& target) {
+  Inputs in = Prepare(target);
+  const std::vector<Tensor>& t = in.trial->tensors();
+  for (auto _ : state) {
+    Status s = in.runtime->Scatter(t[0], t[1], t[2], t[3], 0, ScatterReduction::kNone, in.trial->stream());
+    if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+  }
+  if (!in.runtime->Synchronize(in.trial->stream()).ok()) state.SkipWithError("synchronize failed");
+}
+
+// The whole consumer call on the CPU (dispatch, validation, the sequential kernel).
+void BM_RuntimeScatterCpu(benchmark::State& state) { RuntimeScatter(state, CpuTarget()); }
+BENCHMARK(BM_RuntimeScatterCpu);
+
+// The CPU implementation called directly, without the Runtime.
+void BM_DirectScatterCpu(benchmark::State& state) {
+  Inputs in = Prepare(CpuTarget());
+  const Implementation* impl = Registry::Global().FindImplementation("scatter_cpu_sequential");
+  for (auto _ : state) {
+    if (!in.trial->Launch(*impl, Config()).ok()) state.SkipWithError("launch failed");
+  }
+}
+BENCHMARK(BM_DirectScatterCpu);
+
+#if defined(OPSCHED_BENCH_CUDA)
+bool HaveGpu(benchmark::State& state) {
+  if (gpu::DeviceCount() > 0) return true;
+  state.SkipWithError(("no GPU: " + gpu::NoDeviceReason()).c_str());
+  return false;
+}
+
+// Runtime::Scatter of a 1-element write on the GPU: wall time per call, back to back.
+void BM_RuntimeScatterGpu(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  RuntimeScatter(state, *QueryTarget(Device{gpu::BackendKind(), 0}));
+}
+BENCHMARK(BM_RuntimeScatterGpu)->UseRealTime();
+
+// The same kernel launched directly (the raw launch the Runtime adds its cost to).
+void BM_RawLaunchGpu(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  Inputs in = Prepare(*QueryTarget(Device{gpu::BackendKind(), 0}));
+  scatter::Params p = scatter::MakeParams(in.trial->workload());
+  const std::vector<Tensor>& t = in.trial->tensors();
+  p.data = t[0].data;
+  p.indices = t[1].data;
+  p.updates = t[2].data;
+  p.out = t[3].data;
+  auto stream = static_cast<gpuStream_t>(in.trial->stream().native());
+  for (auto _ : state) {
+    if (scatter::gpu_kernels::LaunchSequential(p, true, 32, ErrorSlot{}, stream) != gpuSuccess) {
+      state.SkipWithError("launch failed");
+    }
+  }
+  (void)in.trial->stream().Synchronize();
+}
+BENCHMARK(BM_RawLaunchGpu)->UseRealTime();
+#endif
+
+}  // namespace
+}  // namespace opsched
+
+BENCHMARK_MAIN();

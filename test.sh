@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# opsched quick start, step 2: build everything (GPU code too when a CUDA toolkit is
+# present) and run every test. GPU tests skip, saying why, when there is no GPU.
+set -euo pipefail
+cd "$(dirname "$0")"
+tools/setup.sh
+status=0
+bazel test //... "$@" || status=$?
+# Say which tests skipped and why (gtest prints the reason into each test log).
+logs=$(bazel info bazel-testlogs 2>/dev/null)
+skipped=$(grep -h "^\[  SKIPPED \] .*(" "$logs"/tests/*/test.log 2>/dev/null | wc -l || true)
+if [ "$skipped" -gt 0 ]; then
+  reason=$(grep -h -m1 "test skipped:" "$logs"/tests/*/test.log 2>/dev/null | head -1)
+  echo "test.sh: $skipped GPU test cases skipped: ${reason:-no GPU}"
+fi
+exit $status

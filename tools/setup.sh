@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages opsched builds with, when missing (idempotent: a no-op
+# when all are there). Needs root or sudo. The CUDA toolkit is not a Debian package: the
+# build uses /usr/local/cuda when present and is CPU-only otherwise.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap          # Bazel 4.2.3 (the build runs offline: see docs/build.md)
+  g++ python3 git
+  libabsl-dev libprotobuf-dev protobuf-compiler zlib1g-dev
+  libfmt-dev libspdlog-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libxgboost-dev           # the tuner's cost model
+  gnuplot-nox              # charts of opsched bench
+  hipcc libamdhip64-dev librocprim-dev  # HIP compile check of the GPU kernels
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
