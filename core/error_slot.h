@@ -1,8 +1,9 @@
 // ErrorSlot: how a device kernel reports a data-dependent error (an out-of-range index)
 // without a device-side assert and without a host synchronisation. The slot lives in
-// page-locked host memory the device writes directly; the op's last kernel stores the
-// first bad position and its value, then the state. The host reads the state whenever
-// it likes: kPending until the op has finished.
+// page-locked host memory the device writes directly. The host sets it to kSlotPending
+// before the op; only an op that finds an error writes it (the first bad position and
+// its value, then the state kSlotError). Once the op's work has finished (known from
+// the stream or an event), a slot still pending means no error.
 #pragma once
 
 #include <cstdint>
@@ -10,14 +11,13 @@
 namespace opsched {
 
 struct ErrorSlotData {
-  int64_t state;     // kPending, kOk or kError
+  int64_t state;     // kSlotPending, or kSlotError once an error was found
   int64_t position;  // linear position (row-major) of the first bad element
   int64_t value;     // the bad value found there
   int64_t reserved;
 };
 
 inline constexpr int64_t kSlotPending = 0;
-inline constexpr int64_t kSlotOk = 1;
 inline constexpr int64_t kSlotError = 2;
 
 struct ErrorSlot {

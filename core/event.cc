@@ -49,6 +49,11 @@ Status Event::Synchronize() const {
   return gpu::EventSynchronize(native_);
 }
 
+StatusOr<bool> Event::Done() const {
+  if (device_.is_cpu()) return true;
+  return gpu::EventQuery(native_);
+}
+
 StatusOr<double> Event::ElapsedMs(const Event& start, const Event& end) {
   if (start.device_ != end.device_) {
     return absl::InvalidArgumentError("events are on different devices");

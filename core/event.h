@@ -23,6 +23,8 @@ class Event {
 
   Status Record(const Stream& stream);
   Status Synchronize() const;
+  // True when the work recorded before the event has finished (never waits).
+  StatusOr<bool> Done() const;
   void* native() const { return native_; }
   const Device& device() const { return device_; }
 

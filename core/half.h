@@ -15,13 +15,13 @@ namespace opsched {
 
 OPSCHED_HD inline uint32_t FloatBits(float f) {
   uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
+  __builtin_memcpy(&u, &f, sizeof u);
   return u;
 }
 
 OPSCHED_HD inline float BitsFloat(uint32_t u) {
   float f;
-  std::memcpy(&f, &u, sizeof f);
+  __builtin_memcpy(&f, &u, sizeof f);
   return f;
 }
 

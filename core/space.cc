@@ -1,6 +1,8 @@
 #include "core/space.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 #include "core/format.h"
 
@@ -96,6 +98,32 @@ StatusOr<Config> ConfigSpace::Sample(std::mt19937_64& rng, int max_tries) const 
   }
   return absl::NotFoundError(
       fmt::format("no legal config found in {} random draws", max_tries));
+}
+
+StatusOr<Config> ConfigSpace::Closest(const Config& wanted) const {
+  std::vector<long> want(knobs_.size(), -1);
+  for (size_t k = 0; k < knobs_.size(); ++k) {
+    const KnobValue* v = wanted.Find(knobs_[k].name);
+    if (v == nullptr) continue;
+    auto it = std::find(knobs_[k].values.begin(), knobs_[k].values.end(), *v);
+    if (it != knobs_[k].values.end()) want[k] = it - knobs_[k].values.begin();
+  }
+  std::optional<Config> best;
+  long best_cost = 0;
+  for (Config& c : Enumerate()) {
+    long cost = 0;
+    for (size_t k = 0; k < knobs_.size(); ++k) {
+      const KnobValue& v = *c.Find(knobs_[k].name);
+      const long at = std::find(knobs_[k].values.begin(), knobs_[k].values.end(), v) - knobs_[k].values.begin();
+      cost += want[k] < 0 ? static_cast<long>(knobs_[k].values.size()) : std::abs(at - want[k]);
+    }
+    if (!best || cost < best_cost) {
+      best = std::move(c);
+      best_cost = cost;
+    }
+  }
+  if (!best) return absl::NotFoundError("the config space is empty");
+  return *std::move(best);
 }
 
 std::vector<Config> ConfigSpace::Neighbours(const Config& config) const {

@@ -44,6 +44,10 @@ class ConfigSpace {
   // A uniformly drawn legal config (rejection sampling); NotFound when none is found
   // in `max_tries` draws.
   StatusOr<Config> Sample(std::mt19937_64& rng, int max_tries = 1000) const;
+  // The legal config closest to `wanted`: fewest steps through the knobs' domains
+  // (a knob `wanted` lacks or sets outside its domain costs one full domain); NotFound
+  // when the space is empty.
+  StatusOr<Config> Closest(const Config& wanted) const;
   // Legal configs that differ from `config` in one knob by one step in its domain.
   std::vector<Config> Neighbours(const Config& config) const;
 

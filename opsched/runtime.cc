@@ -95,7 +95,7 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
   const bool checks = d.implementation->ReportsDeviceErrors();
   ErrorSlot slot;
   if (checks) {
-    PollPending(/*all=*/false);
+    PollPending(nullptr);
     OPSCHED_ASSIGN_OR_RETURN(slot, slots_->Acquire());
   }
   Status s = d.implementation->Run(
@@ -105,56 +105,71 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
     slots_->Release(slot);  // nothing was queued that will write it
     return Annotate(s, d.implementation->name());
   }
-  if (device_errors_ == DeviceErrors::kDeferred) {
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    pending_.push_back(PendingCheck{slot, entry});
+  if (device_errors_ == DeviceErrors::kSynchronous) {
+    Status synced = stream.Synchronize();
+    const bool bad = SlotState(slot) == kSlotError;
+    const ErrorSlotData data = *slot.host;
+    slots_->Release(slot);
+    OPSCHED_RETURN_IF_ERROR(synced);
+    if (bad) return registry_->FindOp(entry->canonical.op())->DeviceError(entry->canonical, data.position, data.value);
     return absl::OkStatus();
   }
-  Status synced = stream.Synchronize();
-  const int64_t state = SlotState(slot);
-  const ErrorSlotData data = *slot.host;
-  slots_->Release(slot);
-  OPSCHED_RETURN_IF_ERROR(synced);
-  if (state == kSlotError) {
-    return registry_->FindOp(entry->canonical.op())
-        ->DeviceError(entry->canonical, data.position, data.value);
-  }
-  if (state != kSlotOk) {
-    return absl::InternalError(fmt::format("{}: the device never reported its index check",
-                                           d.implementation->name()));
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  std::deque<Epoch>& epochs = epochs_[{stream.device(), stream.native()}];
+  if (epochs.empty() || epochs.back().closed) epochs.emplace_back();
+  Epoch& open = epochs.back();
+  open.checks.push_back(PendingCheck{slot, entry});
+  if (open.checks.size() >= kChecksPerEpoch) {
+    if (spare_events_.empty()) {
+      OPSCHED_ASSIGN_OR_RETURN(Event e, Event::Create(stream.device()));
+      spare_events_.push_back(std::move(e));
+    }
+    open.event = std::move(spare_events_.back());
+    spare_events_.pop_back();
+    OPSCHED_RETURN_IF_ERROR(open.event.Record(stream));
+    open.closed = true;
   }
   return absl::OkStatus();
 }
 
-void Runtime::PollPending(bool all) {
-  std::lock_guard<std::mutex> lock(pending_mu_);
-  for (auto it = pending_.begin(); it != pending_.end();) {
-    const int64_t state = SlotState(it->slot);
-    if (state == kSlotPending) {
-      // In the hot path only the oldest checks are looked at (they finish first on one
-      // stream); Synchronize looks at all of them.
-      if (!all) break;
-      ++it;
-      continue;
-    }
-    if (state == kSlotError && first_error_.ok()) {
-      const CachedDecision& e = *it->entry;
+void Runtime::Settle(Epoch& epoch) {
+  for (const PendingCheck& c : epoch.checks) {
+    if (SlotState(c.slot) == kSlotError && first_error_.ok()) {
+      const CachedDecision& e = *c.entry;
       first_error_ = registry_->FindOp(e.canonical.op())
-                         ->DeviceError(e.canonical, it->slot.host->position, it->slot.host->value);
+                         ->DeviceError(e.canonical, c.slot.host->position, c.slot.host->value);
     }
-    slots_->Release(it->slot);
-    it = pending_.erase(it);
+    slots_->Release(c.slot);
+  }
+  epoch.checks.clear();
+  if (epoch.closed) spare_events_.push_back(std::move(epoch.event));
+}
+
+void Runtime::PollPending(const Stream* synchronized) {
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  for (auto& [key, epochs] : epochs_) {
+    const bool all = synchronized != nullptr && key == std::make_pair(synchronized->device(), synchronized->native());
+    while (!epochs.empty()) {
+      Epoch& front = epochs.front();
+      if (!all) {
+        if (!front.closed) break;
+        StatusOr<bool> done = front.event.Done();
+        if (!done.ok() || !*done) break;
+      }
+      Settle(front);
+      epochs.pop_front();
+    }
   }
 }
 
 Status Runtime::Synchronize(const Stream& stream) {
   OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
-  PollPending(/*all=*/true);
+  PollPending(&stream);
   return TakeDeviceError();
 }
 
 Status Runtime::TakeDeviceError() {
-  PollPending(/*all=*/true);
+  PollPending(nullptr);
   std::lock_guard<std::mutex> lock(pending_mu_);
   Status error = first_error_;
   first_error_ = absl::OkStatus();

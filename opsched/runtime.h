@@ -6,6 +6,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "core/tensor.h"
 #include "core/workload.h"
 #include "core/error_slot_pool.h"
+#include "core/event.h"
 #include "opsched/workspace.h"
 #include "records/database.h"
 #include "strategies/decision.h"
@@ -90,14 +92,26 @@ class Runtime {
     ErrorSlot slot;
     const CachedDecision* entry;
   };
-  // Moves finished checks out of pending_, recording the first error: the oldest ones
-  // only, or (all) every finished one.
-  void PollPending(bool all);
+  // Checks queued on one stream between two events: once the event has completed, their
+  // slots are final (still pending = no error). One event per kChecksPerEpoch calls
+  // keeps the per-call cost low.
+  struct Epoch {
+    std::vector<PendingCheck> checks;
+    Event event;
+    bool closed = false;
+  };
+  static constexpr size_t kChecksPerEpoch = 32;
+  // Reads the slots of an epoch whose work has finished; releases them. Needs pending_mu_.
+  void Settle(Epoch& epoch);
+  // Settles the closed epochs whose events completed (every stream); with `stream`,
+  // also every epoch of that stream (after it was synchronised).
+  void PollPending(const Stream* synchronized);
 
   DeviceErrors device_errors_ = DeviceErrors::kDeferred;
   std::unique_ptr<ErrorSlotPool> slots_;
   std::mutex pending_mu_;
-  std::deque<PendingCheck> pending_;
+  std::map<std::pair<Device, void*>, std::deque<Epoch>> epochs_;
+  std::vector<Event> spare_events_;
   Status first_error_;
 
   const Registry* registry_ = nullptr;

@@ -166,6 +166,13 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical,
       for (const records::Neighbour& n :
            db_->Nearest(canonical, target_, options_.nearest_k,
                         options_.allow_transferred_records)) {
+        if (n.distance > options_.nearest_max_distance) {
+          if (notes != nullptr) {
+            Note(notes, fmt::format("nearest record of '{}'", n.workload->ToString()), "-", Config(),
+                 fmt::format("too far (distance {:.2f} > {:.2f})", n.distance, options_.nearest_max_distance));
+          }
+          break;  // the rest are further still
+        }
         const uint64_t fp = db_->target(n.best.entry->target).fingerprint();
         const std::string source = fmt::format("nearest record of '{}' (distance {:.2f})",
                                                n.workload->ToString(), n.distance);
@@ -194,10 +201,10 @@ StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {
     Status usable = Usable(impl, name, config, canonical);
     if (!usable.ok() && impl != nullptr && absl::IsInvalidArgument(usable) &&
         Message(usable).find("config outside") != std::string_view::npos) {
-      // The rule's default config does not fit this workload: take the first legal one.
-      std::vector<Config> legal = impl->Space(canonical, target_).Enumerate(1);
-      if (!legal.empty()) {
-        config = legal.front();
+      // The rule's default config does not fit this workload: take the closest legal one.
+      StatusOr<Config> closest = impl->Space(canonical, target_).Closest(config);
+      if (closest.ok()) {
+        config = *std::move(closest);
         usable = Usable(impl, name, config, canonical);
       }
     }

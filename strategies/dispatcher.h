@@ -33,6 +33,9 @@ struct DispatchOptions {
   bool allow_transferred_records = false;
   bool use_nearest_records = true;
   int nearest_k = 4;
+  // A tuned workload further than this (Database::Distance, in log2 units of the
+  // dimensions) is no guide: its config is not carried over.
+  double nearest_max_distance = 3.0;
 };
 
 class Dispatcher {

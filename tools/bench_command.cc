@@ -75,7 +75,10 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
     if (report->regressions() > 0) code = 1;
     if (!flags->report.empty()) {
       Status s = bench::WriteReports(*report, flags->report);
-      if (!s.ok()) {
+      if (absl::IsFailedPrecondition(s)) {
+        // No gnuplot here: the data and script are written; the chart can be drawn later.
+        fmt::print(stderr, "opsched bench: {} (run: gnuplot {}/speedups.gp)\n", s.message(), flags->report);
+      } else if (!s.ok()) {
         fmt::print(stderr, "opsched bench: {}\n", s.message());
         code = 2;
       } else {

@@ -14,7 +14,7 @@ namespace {
 
 struct TuneFlags {
   std::string target;
-  double timeout_s = 120;
+  double timeout_s = 60;
   std::string index_pattern = "uniform";
   int min_repeats = 10;
   double min_time_ms = 20;

@@ -168,10 +168,11 @@ StatusOr<TuneReport> TuneSession::Run() {
         options_.time_budget_s > 0
             ? (options_.time_budget_s - Since(session_start)) / static_cast<double>(suite.size() - wi)
             : 0;
+    bool out_of_time = false;
     auto stop = [&] {
       if (result.trials >= plan) return true;
       if (options_.early_stop > 0 && best > 0 && since_improvement >= options_.early_stop) return true;
-      if (options_.time_budget_s > 0 && Since(workload_start) >= workload_budget) return true;
+      if (options_.time_budget_s > 0 && Since(workload_start) >= workload_budget) return out_of_time = true;
       return false;
     };
     EvaluateOptions eo;
@@ -216,7 +217,9 @@ StatusOr<TuneReport> TuneSession::Run() {
                                : "");
       return absl::OkStatus();
     };
-    if (heuristic && time[*heuristic] == 0 && !stop()) {
+    // The heuristic is the baseline every report compares with: it is measured even when
+    // the time budget is spent.
+    if (heuristic && time[*heuristic] == 0 && result.trials < plan) {
       OPSCHED_RETURN_IF_ERROR(measure(*heuristic, "heuristic"));
     }
     while (!stop()) {
@@ -234,7 +237,9 @@ StatusOr<TuneReport> TuneSession::Run() {
       result.best_config = candidates[best_index].config.ToString();
       result.best_us = best;
     } else {
-      result.error = "no candidate succeeded";
+      result.error = out_of_time && result.trials == result.failures
+                         ? "the time budget ran out before a candidate succeeded"
+                         : "no candidate succeeded";
     }
     result.seconds = Since(workload_start);
     progress.FinishWorkload(

@@ -16,17 +16,17 @@
 
 namespace opsched::gpu {
 
-// Stable sort of (key, value) pairs by the low `end_bit` bits of the keys.
+// Stable sort of (key, value) pairs by the key bits [begin_bit, end_bit).
 template <typename K, typename V>
 gpuError_t SortPairs(void* temp, size_t& temp_bytes, const K* keys_in, K* keys_out,
                      const V* values_in, V* values_out, int64_t n, int end_bit,
-                     gpuStream_t stream) {
+                     gpuStream_t stream, int begin_bit = 0) {
 #if defined(OPSCHED_HIP)
   return rocprim::radix_sort_pairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out,
-                                   static_cast<size_t>(n), 0, end_bit, stream);
+                                   static_cast<size_t>(n), begin_bit, end_bit, stream);
 #else
   return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in,
-                                         values_out, n, 0, end_bit, stream);
+                                         values_out, n, begin_bit, end_bit, stream);
 #endif
 }
 

@@ -23,7 +23,7 @@ struct FastDivmod {
   }
 
   OPSCHED_HD uint32_t Div(uint32_t n) const {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDA_ARCH__)
     const uint32_t hi = __umulhi(n, multiplier);
 #else
     const uint32_t hi = static_cast<uint32_t>((uint64_t(n) * multiplier) >> 32);

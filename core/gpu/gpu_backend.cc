@@ -229,6 +229,16 @@ Status EventSynchronize(void* event) {
   return absl::OkStatus();
 }
 
+StatusOr<bool> EventQuery(void* event) {
+  const gpuError_t err = gpuEventQuery(static_cast<gpuEvent_t>(event));
+  if (err == gpuErrorNotReady) {
+    gpuGetLastError();  // not an error: clear it
+    return false;
+  }
+  OPSCHED_GPU_RETURN_IF_ERROR(err, "");
+  return true;
+}
+
 StatusOr<float> EventElapsedMs(void* start, void* end) {
   float ms = 0;
   OPSCHED_GPU_RETURN_IF_ERROR(gpuEventElapsedTime(&ms, static_cast<gpuEvent_t>(start),

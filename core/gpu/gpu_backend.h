@@ -46,6 +46,8 @@ StatusOr<void*> EventCreate(const Device& device);
 Status EventDestroy(void* event);
 Status EventRecord(void* event, void* stream);
 Status EventSynchronize(void* event);
+// True when the work before the event has finished (does not wait).
+StatusOr<bool> EventQuery(void* event);
 StatusOr<float> EventElapsedMs(void* start, void* end);
 
 // The error of the last kernel launch (cleared), named after `what`.

@@ -32,6 +32,7 @@ StatusOr<void*> EventCreate(const Device&) { return NoGpu(); }
 Status EventDestroy(void*) { return NoGpu(); }
 Status EventRecord(void*, void*) { return NoGpu(); }
 Status EventSynchronize(void*) { return NoGpu(); }
+StatusOr<bool> EventQuery(void*) { return NoGpu(); }
 StatusOr<float> EventElapsedMs(void*, void*) { return NoGpu(); }
 Status LastLaunchError(std::string_view) { return absl::OkStatus(); }
 

@@ -12,6 +12,7 @@ using gpuDeviceProp = hipDeviceProp_t;
 #define gpuSuccess hipSuccess
 #define gpuErrorNotReady hipErrorNotReady
 #define gpuErrorMemoryAllocation hipErrorOutOfMemory
+#define gpuErrorInvalidValue hipErrorInvalidValue
 #define gpuGetErrorName hipGetErrorName
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetLastError hipGetLastError
@@ -57,6 +58,7 @@ using gpuDeviceProp = cudaDeviceProp;
 #define gpuSuccess cudaSuccess
 #define gpuErrorNotReady cudaErrorNotReady
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
+#define gpuErrorInvalidValue cudaErrorInvalidValue
 #define gpuGetErrorName cudaGetErrorName
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetLastError cudaGetLastError

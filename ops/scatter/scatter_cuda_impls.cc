@@ -1,4 +1,4 @@
-// The GPU scatter implementations: their applicability, config spaces and launches.
+// The GPU scatter implementations: applicability, config spaces and launches.
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/gpu_status.h"
@@ -24,9 +24,10 @@ Params ParamsFor(const RunArgs& a) {
 gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 
 k::CopyConfig CopyConfigOf(const Config& c) {
-  return k::CopyConfig{static_cast<int>(c.GetInt("copy_block", 256)),
-                       static_cast<int>(c.GetInt("copy_vector", 16))};
+  return k::CopyConfig{static_cast<int>(c.GetInt("copy_block", 256)), static_cast<int>(c.GetInt("copy_vector", 16))};
 }
+
+bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax; }
 
 class ScatterGpu : public Implementation {
  public:
@@ -42,8 +43,14 @@ class ScatterGpu : public Implementation {
 class ScatterCudaSequential : public ScatterGpu {
  public:
   std::string_view name() const override { return "scatter_cuda_sequential"; }
-  ImplementationTraits traits() const override {
-    return {.deterministic = true, .vendor_library = false, .in_place = true};
+  ImplementationTraits traits() const override { return {.deterministic = true, .in_place = true}; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const int64_t n = MakeParams(w).n;
+    if (n > k::kSequentialMaxUpdates) {
+      return absl::InvalidArgumentError(fmt::format(
+          "one thread applies every update: {} updates exceed its limit of {}", n, k::kSequentialMaxUpdates));
+    }
+    return absl::OkStatus();
   }
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace().AddInts("threads", {32, 128, 512}).AddInts("fused_copy", {1, 0});
@@ -51,11 +58,9 @@ class ScatterCudaSequential : public ScatterGpu {
   Status Run(const RunArgs& a) const override {
     const Params p = ParamsFor(a);
     const bool fused = a.config.GetInt("fused_copy", 1) != 0;
-    if (!fused && !p.in_place) {
-      OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchCopy(p, k::CopyConfig{}, StreamOf(a))));
-    }
-    return Launched(k::LaunchSequential(p, fused, static_cast<int>(a.config.GetInt("threads", 32)),
-                                        a.error_slot, StreamOf(a)));
+    if (!fused && !p.in_place) OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchCopy(p, k::CopyConfig{}, StreamOf(a))));
+    return Launched(k::LaunchSequential(p, fused, static_cast<int>(a.config.GetInt("threads", 32)), a.error_slot,
+                                        StreamOf(a)));
   }
 };
 
@@ -65,7 +70,7 @@ class ScatterCudaParallel : public ScatterGpu {
   ImplementationTraits traits() const override {
     // Atomic order varies between runs (float add), and with reduction none duplicate
     // targets keep an arbitrary one of their updates.
-    return {.deterministic = false, .vendor_library = false, .in_place = true};
+    return {.deterministic = false, .in_place = true};
   }
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace()
@@ -76,10 +81,9 @@ class ScatterCudaParallel : public ScatterGpu {
   }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
   Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchParallel(ParamsFor(a), CopyConfigOf(a.config),
-                                      static_cast<int>(a.config.GetInt("block", 256)),
-                                      static_cast<int>(a.config.GetInt("items", 1)), a.workspace,
-                                      a.error_slot, StreamOf(a)));
+    return Launched(k::LaunchParallel(ParamsFor(a), CopyConfigOf(a.config), static_cast<int>(a.config.GetInt("block", 256)),
+                                      static_cast<int>(a.config.GetInt("items", 1)), a.workspace, a.error_slot,
+                                      StreamOf(a)));
   }
 };
 
@@ -90,51 +94,51 @@ class ScatterCudaSorted : public ScatterGpu {
     return {.deterministic = true, .vendor_library = true, .in_place = true};
   }
   ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace()
-        .AddInts("block", {128, 256, 512})
-        .AddInts("copy_block", {256, 1024})
-        .AddInts("copy_vector", {16});
+    return ConfigSpace().AddInts("block", {128, 256, 512}).AddInts("copy_block", {256, 1024}).AddInts("copy_vector", {16});
   }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::SortedWorkspaceBytes(MakeParams(w));
   }
   Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchSorted(ParamsFor(a), CopyConfigOf(a.config),
-                                    static_cast<int>(a.config.GetInt("block", 256)), a.workspace,
-                                    a.workspace_bytes, a.error_slot, StreamOf(a)));
+    return Launched(k::LaunchSorted(ParamsFor(a), CopyConfigOf(a.config), static_cast<int>(a.config.GetInt("block", 256)),
+                                    a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a)));
   }
 };
 
+// Privatized: `deterministic` serves none/min/max (their results do not depend on the
+// order of atomics), the atomic variant add/mul.
 class ScatterCudaPrivatized : public ScatterGpu {
  public:
-  std::string_view name() const override { return "scatter_cuda_privatized"; }
-  ImplementationTraits traits() const override {
-    return {.deterministic = false, .vendor_library = false, .in_place = true};
+  explicit ScatterCudaPrivatized(bool deterministic) : deterministic_(deterministic) {}
+  std::string_view name() const override {
+    return deterministic_ ? "scatter_cuda_privatized" : "scatter_cuda_privatized_atomic";
   }
+  ImplementationTraits traits() const override { return {.deterministic = deterministic_, .in_place = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     const Params p = MakeParams(w);
-    if (p.reduction == Reduction::kNone) {
-      return absl::InvalidArgumentError("needs a reduction (add, mul, min or max), not none");
+    if (Deterministic(p.reduction) != deterministic_) {
+      return absl::InvalidArgumentError(deterministic_ ? "serves reductions none, min and max"
+                                                       : "serves reductions add and mul");
     }
     if (!p.fast) {
-      return absl::InvalidArgumentError(
-          "needs contiguous tensors with indices shaped like data outside the axis");
+      return absl::InvalidArgumentError("needs contiguous tensors with indices shaped like data outside the axis");
     }
-    if (p.data_n > k::kPrivatizedMaxElements) {
+    const size_t shared = k::PrivatizedSharedBytes(p);
+    if (shared > k::kPrivatizedMaxElements * sizeof(float)) {
       return absl::InvalidArgumentError(fmt::format(
-          "out has {} elements; a shared-memory copy holds at most {}", p.data_n,
-          k::kPrivatizedMaxElements));
+          "out has {} elements; its shared-memory copy would take {} bytes, more than {}", p.data_n, shared,
+          k::kPrivatizedMaxElements * sizeof(float)));
     }
+    if (p.n >= (int64_t(1) << 32) - 1) return absl::InvalidArgumentError("positions must fit 32 bits");
     return absl::OkStatus();
   }
   ConfigSpace Space(const Workload& w, const Target&) const override {
-    const int64_t shared = MakeParams(w).data_n * int64_t(sizeof(float));
+    const int64_t shared = static_cast<int64_t>(k::PrivatizedSharedBytes(MakeParams(w)));
     return ConfigSpace()
         .AddInts("block", {256, 512, 1024})
         .AddInts("blocks_per_sm", {1, 2, 4, 8})
-        .Constrain("blocks_per_sm * shared bytes <= 224 KiB", [shared](const Config& c) {
-          return c.GetInt("blocks_per_sm", 1) * shared <= 224 * 1024;
-        });
+        .Constrain("blocks_per_sm * shared bytes <= 224 KiB",
+                   [shared](const Config& c) { return c.GetInt("blocks_per_sm", 1) * shared <= 224 * 1024; });
   }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::PrivatizedWorkspaceBytes(MakeParams(w));
@@ -142,15 +146,116 @@ class ScatterCudaPrivatized : public ScatterGpu {
   Status Run(const RunArgs& a) const override {
     return Launched(k::LaunchPrivatized(ParamsFor(a), static_cast<int>(a.config.GetInt("block", 256)),
                                         static_cast<int>(a.config.GetInt("blocks_per_sm", 2)),
-                                        gpu::MultiprocessorCount(a.stream.device()), a.workspace,
-                                        a.error_slot, StreamOf(a)));
+                                        gpu::MultiprocessorCount(a.stream.device()), a.workspace, a.error_slot,
+                                        StreamOf(a)));
+  }
+
+ private:
+  bool deterministic_;
+};
+
+// Slice-local tiles: `ordered` (deterministic) applies each column's updates in order,
+// and for none/min/max also shares them with atomics; the atomic variant shares add/mul.
+class ScatterCudaSlice : public ScatterGpu {
+ public:
+  explicit ScatterCudaSlice(bool deterministic) : deterministic_(deterministic) {}
+  std::string_view name() const override { return deterministic_ ? "scatter_cuda_slice" : "scatter_cuda_slice_atomic"; }
+  ImplementationTraits traits() const override { return {.deterministic = deterministic_, .in_place = true}; }
+  Status Applicable(const Workload& w, const Target& t) const override {
+    const Params p = MakeParams(w);
+    if (!deterministic_ && Deterministic(p.reduction)) {
+      return absl::InvalidArgumentError("serves reductions add and mul (scatter_cuda_slice serves the others)");
+    }
+    if (!p.fast) {
+      return absl::InvalidArgumentError("needs contiguous tensors with indices shaped like data outside the axis");
+    }
+    if (Space(w, t).Enumerate(1).empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "no tile of whole slices along the axis ({} elements each) fits {} KiB of shared memory", p.axis_size,
+          k::kSliceMaxSharedBytes / 1024));
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    const Params p = MakeParams(w);
+    std::vector<int64_t> columns;
+    for (int64_t c = 1; c <= 1024; c *= 2) {
+      if (k::SliceSharedBytes(p, static_cast<int>(c)) > 0) columns.push_back(c);
+    }
+    for (int64_t m = 1; p.inner > 1 && p.inner * m <= 1024; m *= 2) {
+      const int64_t c = p.inner * m;
+      if ((c & (c - 1)) != 0 && k::SliceSharedBytes(p, static_cast<int>(c)) > 0) columns.push_back(c);
+    }
+    std::sort(columns.begin(), columns.end());
+    // threads 0: one thread per column, in order.
+    std::vector<int64_t> threads = deterministic_ ? std::vector<int64_t>{0, 128, 256, 512, 1024}
+                                                  : std::vector<int64_t>{128, 256, 512, 1024};
+    const bool shared_ok = !deterministic_ || Deterministic(p.reduction);
+    return ConfigSpace()
+        .AddInts("columns", columns)
+        .AddInts("threads", threads)
+        .Constrain("in order: 32 <= columns <= 1024 threads", [](const Config& c) {
+          return c.GetInt("threads", 0) != 0 || (c.GetInt("columns", 0) >= 32 && c.GetInt("columns", 0) <= 1024);
+        })
+        .Constrain("shared updates only where the result does not depend on their order",
+                   [shared_ok](const Config& c) { return c.GetInt("threads", 0) == 0 || shared_ok; });
+  }
+  size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
+  Status Run(const RunArgs& a) const override {
+    const int threads = static_cast<int>(a.config.GetInt("threads", 0));
+    const k::SliceConfig config{static_cast<int>(a.config.GetInt("columns", 32)), threads > 0 ? threads : 32,
+                                threads == 0};
+    return Launched(k::LaunchSlice(ParamsFor(a), config, a.workspace, a.error_slot, StreamOf(a)));
+  }
+
+ private:
+  bool deterministic_;
+};
+
+class ScatterCudaBucketed : public ScatterGpu {
+ public:
+  std::string_view name() const override { return "scatter_cuda_bucketed"; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = false, .vendor_library = true, .in_place = true};
+  }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const TensorDesc& data = *w.FindTensor("data");
+    if (data.storage_elements() >= (int64_t(1) << 32) - 1 || MakeParams(w).n >= (int64_t(1) << 31)) {
+      return absl::InvalidArgumentError("targets and positions must fit 32 bits");
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override {
+    return ConfigSpace()
+        .AddInts("bucket_bits", {2, 3, 4, 5, 6, 8})
+        .AddInts("block", {256, 512, 1024})
+        .AddInts("copy_block", {256, 1024})
+        .AddInts("copy_vector", {16});
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    return k::BucketedWorkspaceBytes(MakeParams(w));
+  }
+  Status Run(const RunArgs& a) const override {
+    return Launched(k::LaunchBucketed(ParamsFor(a), CopyConfigOf(a.config),
+                                      static_cast<int>(a.config.GetInt("bucket_bits", 4)),
+                                      static_cast<int>(a.config.GetInt("block", 256)), a.workspace, a.workspace_bytes,
+                                      a.error_slot, StreamOf(a)));
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCudaSequential);
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCudaParallel);
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCudaSorted);
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCudaPrivatized);
+struct Registration {
+  Registration() {
+    RegisterImplementation(std::make_unique<ScatterCudaSequential>());
+    RegisterImplementation(std::make_unique<ScatterCudaParallel>());
+    RegisterImplementation(std::make_unique<ScatterCudaSorted>());
+    RegisterImplementation(std::make_unique<ScatterCudaPrivatized>(true));
+    RegisterImplementation(std::make_unique<ScatterCudaPrivatized>(false));
+    RegisterImplementation(std::make_unique<ScatterCudaSlice>(true));
+    RegisterImplementation(std::make_unique<ScatterCudaSlice>(false));
+    RegisterImplementation(std::make_unique<ScatterCudaBucketed>());
+  }
+};
+const Registration registration;
 
 }  // namespace
 }  // namespace opsched::scatter

@@ -109,7 +109,7 @@ TEST_F(DispatcherTest, TransferredRecordOnlyWhenAllowed) {
 
 TEST_F(DispatcherTest, NearestRecordCarriesALegalConfig) {
   AddRecord(4096, cpu_, "scale_cpu_blocked", "block=1024", 2.0);
-  AddRecord(1 << 20, cpu_, "scale_cpu_loop", "unroll=4", 90.0);
+  AddRecord(16384, cpu_, "scale_cpu_loop", "unroll=4", 9.0);
   Dispatcher d = Make();
   // 8192 is nearest to 4096: its config fits.
   const Decision& near = D(d, 8192);
@@ -117,11 +117,15 @@ TEST_F(DispatcherTest, NearestRecordCarriesALegalConfig) {
   EXPECT_EQ(near.implementation->name(), "scale_cpu_blocked");
   EXPECT_EQ(near.config.ToString(), "block=1024");
   EXPECT_NE(near.reason.find("scale x=f32[4096]"), std::string::npos) << near.reason;
-  // 4160 = 65 * 64: block=1024 does not divide it, so the next nearest (2^20, loop) is
+  // 4160 = 65 * 64: block=1024 does not divide it, so the next nearest (16384, loop) is
   // carried over instead.
   const Decision& next = D(d, 4160);
   EXPECT_EQ(next.provenance, Provenance::kNearestRecord);
   EXPECT_EQ(next.implementation->name(), "scale_cpu_loop");
+  // Further than nearest_max_distance (log2 units) from every tuned shape: no guide.
+  EXPECT_EQ(D(d, 1 << 24).provenance, Provenance::kHeuristic);
+  Dispatcher wide = Make(DispatchOptions{.nearest_max_distance = 20.0});
+  EXPECT_EQ(D(wide, 1 << 24).provenance, Provenance::kNearestRecord);
   // Nearest records can be switched off.
   Dispatcher off = Make(DispatchOptions{.use_nearest_records = false});
   EXPECT_EQ(D(off, 8192).provenance, Provenance::kHeuristic);

@@ -1,0 +1,267 @@
+// Device helpers shared by the scatter kernels: locating a position's index, update and
+// target; the bad-index word; reporting to the host's error slot; the copy of data into
+// out; type dispatch and launch arithmetic.
+//
+// The bad-index word (first 8 bytes of the workspace, zeroed by the launcher together
+// with the last-block counter that follows it) holds kWordBias - p for the smallest bad
+// position p seen (atomicMax keeps the smallest p); 0 means no bad index. A kernel
+// writes the host's error slot only when there is an error; an op that finished with
+// its slot still pending found none.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include "core/element.h"
+#include "core/error_slot.h"
+#include "core/gpu/fast_divmod.h"
+#include "core/gpu/portability.h"
+#include "ops/scatter/scatter_atomics.cuh"
+#include "ops/scatter/scatter_cuda.h"
+#include "ops/scatter/scatter_params.h"
+
+namespace opsched::scatter::gpu_kernels {
+
+using Word = unsigned long long;
+inline constexpr Word kWordBias = Word(1) << 62;
+
+__device__ __forceinline__ void RecordBad(Word* word, int64_t position) {
+  atomicMax(word, kWordBias - static_cast<Word>(position));
+}
+__device__ __forceinline__ int64_t BadPosition(Word word) {
+  return static_cast<int64_t>(kWordBias - word);
+}
+
+// The workspace prefix: the bad-index word and the last-block counter.
+struct WorkspaceHeader {
+  Word bad;
+  unsigned int blocks_done;
+};
+static_assert(sizeof(WorkspaceHeader) <= kWordBytes, "header fits its reserved bytes");
+
+inline gpuError_t ClearHeader(void* workspace, gpuStream_t stream) {
+  return gpuMemsetAsync(workspace, 0, sizeof(WorkspaceHeader), stream);
+}
+
+// Index arithmetic of the fast path in 32 bits (n and data_n below 2^31).
+struct Geometry {
+  FastDivmod inner;
+  FastDivmod index_axis;
+};
+
+inline bool UseFast32(const Params& p) {
+  return p.fast && p.n < (int64_t(1) << 31) && p.data_n < (int64_t(1) << 31);
+}
+
+inline Geometry MakeGeometry(const Params& p) {
+  Geometry g;
+  if (UseFast32(p)) {
+    g.inner = FastDivmod(static_cast<uint32_t>(std::max<int64_t>(p.inner, 1)));
+    g.index_axis = FastDivmod(static_cast<uint32_t>(std::max<int64_t>(p.index_axis, 1)));
+  }
+  return g;
+}
+
+// Where position `pos` of indices reads its index and update, and where along the axis
+// it writes: out[out_base + index * axis_stride].
+struct Location {
+  int64_t index_offset;
+  int64_t update_offset;
+  int64_t out_base;
+  int64_t axis_stride;
+};
+
+template <bool kFast32>
+__device__ __forceinline__ Location Locate(const Params& p, const Geometry& g, int64_t pos) {
+  Location l;
+  if constexpr (kFast32) {
+    uint32_t rest, inner_coord, outer, along;
+    g.inner.DivMod(static_cast<uint32_t>(pos), &rest, &inner_coord);
+    g.index_axis.DivMod(rest, &outer, &along);
+    l.index_offset = pos;
+    l.update_offset = pos;
+    l.out_base = int64_t(outer) * p.axis_size * p.inner + inner_coord;
+    l.axis_stride = p.inner;
+  } else {
+    int64_t rest = pos;
+    l.index_offset = l.update_offset = l.out_base = 0;
+#pragma unroll
+    for (int d = kMaxRank - 1; d >= 0; --d) {
+      if (d >= p.rank) continue;
+      const int64_t c = rest % p.shape[d];
+      rest /= p.shape[d];
+      l.index_offset += c * p.index_strides[d];
+      l.update_offset += c * p.update_strides[d];
+      if (d != p.axis) l.out_base += c * p.out_strides[d];
+    }
+    l.axis_stride = p.out_strides[p.axis];
+  }
+  return l;
+}
+
+// Normalises a raw index; false when out of range.
+__device__ __forceinline__ bool Normalise(int64_t raw, int64_t axis_size, int64_t* index) {
+  if (raw < -axis_size || raw >= axis_size) return false;
+  *index = raw < 0 ? raw + axis_size : raw;
+  return true;
+}
+
+template <typename I>
+__device__ int64_t IndexAt(const Params& p, int64_t pos) {
+  const Location l = Locate<false>(p, Geometry(), pos);
+  return static_cast<int64_t>(static_cast<const I*>(p.indices)[l.index_offset]);
+}
+
+// Publishes a bad index to the host-visible slot (nothing when `word` is 0).
+template <typename I>
+__device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
+  volatile ErrorSlotData* s = slot.device;
+  if (word == 0 || s == nullptr) return;
+  const int64_t position = BadPosition(word);
+  s->position = position;
+  // A position beyond the indices cannot come from the check: report it as is rather
+  // than read past the tensor.
+  s->value = position >= 0 && position < p.n ? IndexAt<I>(p, position) : 0;
+  __threadfence_system();
+  s->state = kSlotError;
+}
+
+// Called by every block at its end: the last block to finish reports the word.
+template <typename I>
+__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot) {
+  __shared__ bool last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();  // this block's atomicMax on the word is visible before the count
+    last = atomicAdd(&header->blocks_done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    ReportBad<I>(p, *static_cast<volatile Word*>(&header->bad), slot);
+  }
+}
+
+// Checks every index over the grid; the first bad position goes to *word.
+template <typename I, bool kFast32>
+__device__ void CheckGrid(const Params& p, const Geometry& g, int64_t tid, int64_t stride, Word* word) {
+  const I* __restrict__ indices = static_cast<const I*>(p.indices);
+  for (int64_t pos = tid; pos < p.n; pos += stride) {
+    const Location l = Locate<kFast32>(p, g, pos);
+    int64_t index;
+    if (!Normalise(static_cast<int64_t>(indices[l.index_offset]), p.axis_size, &index)) {
+      RecordBad(word, pos);
+      return;  // this thread's later positions are larger
+    }
+  }
+}
+
+// Copies data into out over the grid (vector_bytes wide when contiguous and aligned).
+template <typename T>
+__device__ void CopyGrid(const Params& p, int vector_bytes, int64_t tid, int64_t stride) {
+  using S = typename T::Storage;
+  const S* __restrict__ data = static_cast<const S*>(p.data);
+  S* __restrict__ out = static_cast<S*>(p.out);
+  if (!p.fast) {
+    for (int64_t i = tid; i < p.data_n; i += stride) {
+      int64_t rest = i, din = 0, dout = 0;
+      for (int d = p.rank - 1; d >= 0; --d) {
+        const int64_t c = rest % p.data_shape[d];
+        rest /= p.data_shape[d];
+        din += c * p.data_strides[d];
+        dout += c * p.out_strides[d];
+      }
+      out[dout] = data[din];
+    }
+    return;
+  }
+  const int64_t per_vector = vector_bytes / static_cast<int64_t>(sizeof(S));
+  const int64_t vectors = per_vector > 1 ? p.data_n / per_vector : 0;
+  if (vector_bytes == 16 && per_vector > 1) {
+    for (int64_t i = tid; i < vectors; i += stride) {
+      reinterpret_cast<uint4*>(out)[i] = reinterpret_cast<const uint4*>(data)[i];
+    }
+  } else if (vector_bytes == 8 && per_vector > 1) {
+    for (int64_t i = tid; i < vectors; i += stride) {
+      reinterpret_cast<uint2*>(out)[i] = reinterpret_cast<const uint2*>(data)[i];
+    }
+  } else if (vector_bytes == 4 && per_vector > 1) {
+    for (int64_t i = tid; i < vectors; i += stride) {
+      reinterpret_cast<unsigned int*>(out)[i] = reinterpret_cast<const unsigned int*>(data)[i];
+    }
+  }
+  for (int64_t i = vectors * std::max<int64_t>(per_vector, 1) + tid; i < p.data_n; i += stride) {
+    out[i] = data[i];
+  }
+}
+
+template <typename T>
+__global__ void CopyKernel(Params p, int vector_bytes) {
+  CopyGrid<T>(p, vector_bytes, int64_t(blockIdx.x) * blockDim.x + threadIdx.x,
+              int64_t(gridDim.x) * blockDim.x);
+}
+
+template <typename I, bool kFast32>
+__global__ void CheckKernel(Params p, Geometry g, Word* word) {
+  CheckGrid<I, kFast32>(p, g, int64_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                        int64_t(gridDim.x) * blockDim.x, word);
+}
+
+// Calls fn.template operator()<T, I>() for the params' element and index types.
+template <typename Fn>
+gpuError_t VisitTypes(const Params& p, Fn&& fn) {
+  auto with_index = [&]<typename T>() {
+    return p.index64 ? fn.template operator()<T, int64_t>() : fn.template operator()<T, int32_t>();
+  };
+  switch (p.type) {
+    case ElementType::kF32:
+      return with_index.template operator()<F32>();
+    case ElementType::kF16:
+      return with_index.template operator()<F16>();
+    case ElementType::kBF16:
+      return with_index.template operator()<BF16>();
+  }
+  return gpuSuccess;
+}
+
+inline unsigned int Blocks(int64_t work, int block, int64_t cap = 1 << 20) {
+  const int64_t b = (std::max<int64_t>(work, 1) + block - 1) / block;
+  return static_cast<unsigned int>(std::min(b, cap));
+}
+
+// Narrows the copy's vector width to what the pointers' alignment allows.
+inline int VectorBytes(const Params& p, int requested) {
+  int bytes = requested;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p.data) | reinterpret_cast<uintptr_t>(p.out);
+  while (bytes > 4 && (a % bytes) != 0) bytes /= 2;
+  return (a % bytes) == 0 ? bytes : 1;
+}
+
+// out = data (out of place) with the tuned copy.
+template <typename T>
+gpuError_t LaunchCopyOf(const Params& p, const CopyConfig& copy, gpuStream_t stream) {
+  if (p.in_place || p.data_n == 0) return gpuSuccess;
+  const int vec = VectorBytes(p, copy.vector_bytes);
+  const int64_t per = std::max<int64_t>(vec / int64_t(sizeof(typename T::Storage)), 1);
+  CopyKernel<T><<<Blocks(p.data_n / per, copy.block), copy.block, 0, stream>>>(p, vec);
+  return gpuGetLastError();
+}
+
+// Checks every index into the word (in place: before anything is written).
+template <typename I>
+gpuError_t LaunchCheck(const Params& p, const Geometry& g, Word* word, gpuStream_t stream) {
+  if (p.n == 0) return gpuSuccess;
+  if (UseFast32(p)) {
+    CheckKernel<I, true><<<Blocks(p.n, 256), 256, 0, stream>>>(p, g, word);
+  } else {
+    CheckKernel<I, false><<<Blocks(p.n, 256), 256, 0, stream>>>(p, g, word);
+  }
+  return gpuGetLastError();
+}
+
+// Raises a kernel's dynamic shared memory limit (needed above 48 KiB), once per kernel
+// and size.
+gpuError_t AllowSharedMemory(const void* kernel, size_t bytes);
+
+}  // namespace opsched::scatter::gpu_kernels

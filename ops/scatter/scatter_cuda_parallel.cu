@@ -1,0 +1,75 @@
+// The parallel scatter: one thread per update (several with `items`), atomics for the
+// reductions, plain stores for none. Out of place, each thread checks its own indices
+// and skips bad ones (data is untouched); in place, a check kernel runs first.
+#include "ops/scatter/scatter_cuda_common.cuh"
+
+namespace opsched::scatter::gpu_kernels {
+namespace {
+
+template <typename T, typename I, bool kFast32, bool kInPlace>
+__global__ void ParallelKernel(Params p, Geometry g, int items, WorkspaceHeader* header, ErrorSlot slot) {
+  using S = typename T::Storage;
+  if constexpr (kInPlace) {
+    const Word bad = header->bad;  // written by the check kernel before this one
+    if (bad != 0) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
+      return;
+    }
+  }
+  const I* __restrict__ indices = static_cast<const I*>(p.indices);
+  const S* __restrict__ updates = static_cast<const S*>(p.updates);
+  S* out = static_cast<S*>(p.out);
+  constexpr int kMaxItems = 8;
+  const int64_t base = int64_t(blockIdx.x) * blockDim.x * items + threadIdx.x;
+  int64_t target[kMaxItems];
+  float value[kMaxItems];
+  // Load every item first (independent loads in flight), then write.
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    target[i] = -1;
+    const int64_t pos = base + int64_t(i) * blockDim.x;
+    if (i < items && pos < p.n) {
+      const Location l = Locate<kFast32>(p, g, pos);
+      int64_t index;
+      if (Normalise(static_cast<int64_t>(indices[l.index_offset]), p.axis_size, &index)) {
+        target[i] = l.out_base + index * l.axis_stride;
+        value[i] = T::Load(updates[l.update_offset]);
+      } else if constexpr (!kInPlace) {
+        RecordBad(&header->bad, pos);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    if (target[i] >= 0) AtomicCombineElement<T>(out + target[i], value[i], p.reduction);
+  }
+  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot);
+}
+
+}  // namespace
+
+gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items, void* workspace,
+                          ErrorSlot slot, gpuStream_t stream) {
+  auto* header = static_cast<WorkspaceHeader*>(workspace);
+  gpuError_t err = ClearHeader(workspace, stream);
+  if (err != gpuSuccess) return err;
+  const Geometry g = MakeGeometry(p);
+  const bool fast = UseFast32(p);
+  return VisitTypes(p, [&]<typename T, typename I>() {
+    gpuError_t e = p.in_place ? LaunchCheck<I>(p, g, &header->bad, stream) : LaunchCopyOf<T>(p, copy, stream);
+    if (e != gpuSuccess) return e;
+    const unsigned int blocks = Blocks((p.n + items - 1) / items, block, INT_MAX);
+    if (fast && p.in_place) {
+      ParallelKernel<T, I, true, true><<<blocks, block, 0, stream>>>(p, g, items, header, slot);
+    } else if (fast) {
+      ParallelKernel<T, I, true, false><<<blocks, block, 0, stream>>>(p, g, items, header, slot);
+    } else if (p.in_place) {
+      ParallelKernel<T, I, false, true><<<blocks, block, 0, stream>>>(p, g, items, header, slot);
+    } else {
+      ParallelKernel<T, I, false, false><<<blocks, block, 0, stream>>>(p, g, items, header, slot);
+    }
+    return gpuGetLastError();
+  });
+}
+
+}  // namespace opsched::scatter::gpu_kernels

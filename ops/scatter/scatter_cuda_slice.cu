@@ -1,0 +1,220 @@
+// Slice-local tiles. With contiguous tensors and indices shaped like data outside the
+// axis, data is [outer, D, inner] and indices/updates are [outer, I, inner]; a column
+// (o, j) is one slice along the axis, and the updates of a column only ever touch that
+// column. A block takes T consecutive columns: it loads their D values into shared
+// memory, applies their I updates there and writes the columns out once. Every byte is
+// read or written once, in full sectors: no read-modify-write of scattered elements in
+// device memory.
+//
+// A tile is either part of one outer slice (inner % T == 0: "case A") or whole outer
+// slices (T % inner == 0: "case B"); both keep loads and stores contiguous.
+//
+// Applying: `ordered` gives each column to one thread, which applies its updates in
+// order (deterministic for every reduction); otherwise all threads share the tile's
+// updates with shared-memory atomics — for none, (a + 1, value) packed in 64 bits and
+// combined with max, so the last update along the axis wins, still deterministically.
+#include <type_traits>
+
+#include "ops/scatter/scatter_cuda_common.cuh"
+
+namespace opsched::scatter::gpu_kernels {
+namespace {
+
+using Key = unsigned long long;
+
+struct SliceGeometry {
+  int64_t outer = 0;
+  int64_t d = 0;      // data's axis size
+  int64_t i = 0;      // indices' axis size
+  int64_t inner = 1;
+  int columns = 1;    // T
+  bool case_a = true;
+  FastDivmod by_columns, by_inner, by_d_inner, by_i_inner;
+};
+
+bool TileShape(const Params& p, int columns, SliceGeometry* g) {
+  if (!p.fast || columns < 1 || p.inner < 1) return false;
+  g->d = p.axis_size;
+  g->i = p.index_axis;
+  g->inner = p.inner;
+  g->outer = g->d * g->inner > 0 ? p.data_n / (g->d * g->inner) : 0;
+  g->columns = columns;
+  g->case_a = p.inner % columns == 0;
+  if (!g->case_a && columns % p.inner != 0) return false;
+  // 32-bit tile arithmetic.
+  const int64_t limit = int64_t(1) << 31;
+  if (g->d * columns >= limit || g->i * columns >= limit || g->d * g->inner >= limit || g->i * g->inner >= limit) {
+    return false;
+  }
+  g->by_columns = FastDivmod(static_cast<uint32_t>(columns));
+  g->by_inner = FastDivmod(static_cast<uint32_t>(g->inner));
+  g->by_d_inner = FastDivmod(static_cast<uint32_t>(std::max<int64_t>(g->d * g->inner, 1)));
+  g->by_i_inner = FastDivmod(static_cast<uint32_t>(std::max<int64_t>(g->i * g->inner, 1)));
+  return true;
+}
+
+// The tile's first column, and (case B) how many whole outer slices it holds.
+struct Tile {
+  int64_t o;         // case A: the outer slice; case B: the first outer slice
+  int64_t j0;        // case A: first inner coordinate
+  int64_t slices;    // case B: outer slices in this tile
+  uint32_t columns;  // valid columns
+};
+
+__device__ __forceinline__ Tile TileOf(const SliceGeometry& g) {
+  Tile t;
+  const int64_t c0 = int64_t(blockIdx.x) * g.columns;
+  if (g.case_a) {
+    t.o = c0 / g.inner;
+    t.j0 = c0 - t.o * g.inner;
+    t.slices = 1;
+    t.columns = g.columns;
+  } else {
+    t.o = c0 / g.inner;
+    t.j0 = 0;
+    const int64_t whole = g.columns / g.inner;
+    t.slices = whole < g.outer - t.o ? whole : g.outer - t.o;
+    t.columns = static_cast<uint32_t>(t.slices * g.inner);
+  }
+  return t;
+}
+
+// Visits the tile's elements of a [outer, extent, inner] tensor (extent is D for data,
+// I for indices) as (offset in the tensor, row along the axis, local column), with
+// consecutive threads on consecutive offsets.
+template <typename Fn>
+__device__ __forceinline__ void ForTile(const SliceGeometry& g, const Tile& t, int64_t extent,
+                                        const FastDivmod& by_extent_inner, Fn&& fn) {
+  if (g.case_a) {
+    const uint32_t count = static_cast<uint32_t>(extent) * g.columns;
+    const int64_t base = t.o * extent * g.inner + t.j0;
+    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
+      uint32_t row, column;
+      g.by_columns.DivMod(e, &row, &column);
+      fn(base + int64_t(row) * g.inner + column, row, column);
+    }
+  } else {
+    const uint32_t count = static_cast<uint32_t>(t.slices * extent * g.inner);
+    const int64_t base = t.o * extent * g.inner;
+    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
+      uint32_t slice, rest, row, j;
+      by_extent_inner.DivMod(e, &slice, &rest);
+      g.by_inner.DivMod(rest, &row, &j);
+      fn(base + e, row, slice * static_cast<uint32_t>(g.inner) + j);
+    }
+  }
+}
+
+template <typename T, typename I, bool kNone>
+__global__ void SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHeader* header, ErrorSlot slot) {
+  using S = typename T::Storage;
+  using Cell = std::conditional_t<kNone, Key, float>;
+  extern __shared__ Key shared_raw[];
+  Cell* tile = reinterpret_cast<Cell*>(shared_raw);
+  if (p.in_place) {
+    const Word bad = header->bad;  // the check kernel ran first
+    if (bad != 0) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
+      return;
+    }
+  }
+  const Tile t = TileOf(g);
+  const S* __restrict__ data = static_cast<const S*>(p.data);
+  const I* __restrict__ indices = static_cast<const I*>(p.indices);
+  const S* __restrict__ updates = static_cast<const S*>(p.updates);
+  S* __restrict__ out = static_cast<S*>(p.out);
+  const uint32_t T_ = static_cast<uint32_t>(g.columns);
+  // 1. Load the columns.
+  ForTile(g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t row, uint32_t column) {
+    const float v = T::Load(data[offset]);
+    if constexpr (kNone) {
+      tile[row * T_ + column] = __float_as_uint(v);  // position 0: any update wins
+    } else {
+      tile[row * T_ + column] = v;
+    }
+  });
+  __syncthreads();
+  // 2. Apply the updates.
+  bool bad = false;
+  auto apply = [&](int64_t offset, uint32_t a, uint32_t column, bool atomic) {
+    int64_t index;
+    if (!Normalise(static_cast<int64_t>(indices[offset]), p.axis_size, &index)) {
+      if (!bad && !p.in_place) RecordBad(&header->bad, offset);
+      bad = true;
+      return;
+    }
+    const float v = T::Load(updates[offset]);
+    Cell* cell = &tile[uint32_t(index) * T_ + column];
+    if constexpr (kNone) {
+      const Key key = (Key(a + 1) << 32) | __float_as_uint(v);
+      if (atomic) {
+        atomicMax(cell, key);
+      } else {
+        *cell = key;  // in order: the later update wins
+      }
+    } else if (atomic) {
+      AtomicCombine(cell, v, p.reduction);
+    } else {
+      *cell = Combine(p.reduction, *cell, v);
+    }
+  };
+  if (ordered) {
+    const uint32_t column = threadIdx.x;
+    if (column < t.columns) {
+      const int64_t o = g.case_a ? t.o : t.o + column / g.inner;
+      const int64_t j = g.case_a ? t.j0 + column : column % g.inner;
+      const int64_t base = o * g.i * g.inner + j;
+      for (int64_t a = 0; a < g.i; ++a) apply(base + a * g.inner, static_cast<uint32_t>(a), column, false);
+    }
+  } else {
+    ForTile(g, t, g.i, g.by_i_inner,
+            [&](int64_t offset, uint32_t a, uint32_t column) { apply(offset, a, column, true); });
+  }
+  __syncthreads();
+  // 3. Store the columns.
+  ForTile(g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t row, uint32_t column) {
+    if constexpr (kNone) {
+      out[offset] = T::Store(__uint_as_float(static_cast<unsigned int>(tile[row * T_ + column])));
+    } else {
+      out[offset] = T::Store(tile[row * T_ + column]);
+    }
+  });
+  if (!p.in_place) ReportFromLastBlock<I>(p, header, slot);
+}
+
+}  // namespace
+
+size_t SliceSharedBytes(const Params& p, int columns) {
+  SliceGeometry g;
+  if (!TileShape(p, columns, &g)) return 0;
+  const size_t bytes = static_cast<size_t>(g.d) * columns * (p.reduction == Reduction::kNone ? 8 : 4);
+  return bytes <= kSliceMaxSharedBytes ? std::max<size_t>(bytes, 8) : 0;
+}
+
+gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspace, ErrorSlot slot,
+                       gpuStream_t stream) {
+  SliceGeometry g;
+  const size_t shared = SliceSharedBytes(p, config.columns);
+  if (shared == 0 || !TileShape(p, config.columns, &g)) return gpuErrorInvalidValue;
+  auto* header = static_cast<WorkspaceHeader*>(workspace);
+  gpuError_t err = ClearHeader(workspace, stream);
+  if (err != gpuSuccess) return err;
+  return VisitTypes(p, [&]<typename T, typename I>() {
+    if (p.n == 0 || g.outer == 0) return LaunchCopyOf<T>(p, CopyConfig{}, stream);
+    if (p.in_place) {
+      const gpuError_t e = LaunchCheck<I>(p, MakeGeometry(p), &header->bad, stream);
+      if (e != gpuSuccess) return e;
+    }
+    const int64_t columns_total = g.outer * g.inner;
+    const int64_t tiles = g.case_a ? columns_total / g.columns
+                                   : (g.outer + g.columns / g.inner - 1) / (g.columns / g.inner);
+    const int threads = config.ordered ? g.columns : config.threads;
+    auto kernel = p.reduction == Reduction::kNone ? SliceKernel<T, I, true> : SliceKernel<T, I, false>;
+    gpuError_t e = AllowSharedMemory(reinterpret_cast<const void*>(kernel), shared);
+    if (e != gpuSuccess) return e;
+    kernel<<<static_cast<unsigned int>(tiles), threads, shared, stream>>>(p, g, config.ordered, header, slot);
+    return gpuGetLastError();
+  });
+}
+
+}  // namespace opsched::scatter::gpu_kernels
