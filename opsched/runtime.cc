@@ -95,7 +95,10 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
   const bool checks = d.implementation->ReportsDeviceErrors();
   ErrorSlot slot;
   if (checks) {
-    PollPending(nullptr);
+    if (calls_since_poll_.fetch_add(1, std::memory_order_relaxed) + 1 >= kChecksPerEpoch) {
+      calls_since_poll_.store(0, std::memory_order_relaxed);
+      PollPending(nullptr);
+    }
     OPSCHED_ASSIGN_OR_RETURN(slot, slots_->Acquire());
   }
   Status s = d.implementation->Run(

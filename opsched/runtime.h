@@ -5,6 +5,7 @@
 // compilation at run time. Thread-safe for concurrent callers.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -54,6 +55,7 @@ struct RuntimeOptions {
 };
 
 enum class ScatterReduction { kNone, kAdd, kMul, kMin, kMax };
+enum class ReduceKind { kSum, kMean, kMax, kMin, kSumSquares };
 
 class Runtime {
  public:
@@ -83,6 +85,15 @@ class Runtime {
                  const Tensor& out, int64_t axis, ScatterReduction reduction,
                  const Stream& stream);
 
+  // y = op of x over `axes` (negative axes count from the end; empty: every axis),
+  // accumulated in f32. y's shape drops the reduced axes, or keeps them as 1 with
+  // `keepdims`; its dtype is x's or f32.
+  Status Reduce(const Tensor& x, const Tensor& y, absl::Span<const int64_t> axes, ReduceKind op,
+                bool keepdims, const Stream& stream);
+  // The per-channel bias gradient: db[c] = sum of dy over every axis but the channel
+  // axis (1 for layout "nchw", the last for "nhwc").
+  Status BiasGrad(const Tensor& dy, const Tensor& db, std::string_view layout, const Stream& stream);
+
  private:
   Runtime() = default;
   Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
@@ -110,6 +121,9 @@ class Runtime {
   DeviceErrors device_errors_ = DeviceErrors::kDeferred;
   std::unique_ptr<ErrorSlotPool> slots_;
   std::mutex pending_mu_;
+  // Calls since finished epochs were last collected: they are collected once per
+  // kChecksPerEpoch calls, not on every call (an event query costs as much as a launch).
+  std::atomic<uint32_t> calls_since_poll_{0};
   std::map<std::pair<Device, void*>, std::deque<Epoch>> epochs_;
   std::vector<Event> spare_events_;
   Status first_error_;

@@ -23,6 +23,9 @@ struct GeneratorOptions {
   std::string index_pattern = "uniform";
   // Fraction of indices written in their negative form (index - axis size).
   double negative_index_fraction = 0.0;
+  // Fraction of floating-point input values replaced by NaN, +Inf or -Inf (in equal
+  // parts), for ops whose semantics define how they propagate.
+  double special_value_fraction = 0.0;
 };
 
 class OpDef {

@@ -8,6 +8,7 @@
 # OUT/lib       non-system shared libraries (protobuf, abseil, XGBoost, fmt, spdlog, ...)
 # OUT/run       runs a bundled binary with OUT/lib on the library path
 # OUT/run_tests runs every bundled test (GPU tests run for real where a GPU is present)
+# OUT.tgz       the same folder compressed (a third of the size, for copying to a GPU host)
 #
 # The GPU host needs only the NVIDIA driver, the CUDA runtime libraries, cuBLAS and
 # cuDNN (cudart itself is linked statically). See docs/bundle.md.
@@ -65,3 +66,5 @@ exit $failed
 RUN
 chmod +x "$out/run" "$out/run_tests"
 echo "bundle in $out: $(ls "$out/bin" | wc -l) binaries, $(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1)"
+tar czf "$out.tgz" "$out"
+echo "compressed: $out.tgz, $(du -sh "$out.tgz" | cut -f1)"

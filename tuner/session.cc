@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <random>
 
 #include "core/format.h"
@@ -221,6 +222,20 @@ StatusOr<TuneReport> TuneSession::Run() {
     // the time budget is spent.
     if (heuristic && time[*heuristic] == 0 && result.trials < plan) {
       OPSCHED_RETURN_IF_ERROR(measure(*heuristic, "heuristic"));
+    }
+    // Coverage: one config of every implementation (its first) before the policy
+    // spends the rest, so that a vendor library with one config, or a kernel family with
+    // a small space, is never left out by a search drawn towards the largest spaces.
+    if (options_.policy != "grid") {
+      std::set<std::string> covered;
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (time[i] != 0) covered.insert(candidates[i].implementation);
+      }
+      for (size_t i = 0; i < candidates.size() && !stop(); ++i) {
+        if (covered.insert(candidates[i].implementation).second) {
+          OPSCHED_RETURN_IF_ERROR(measure(i, "coverage"));
+        }
+      }
     }
     while (!stop()) {
       std::vector<size_t> batch = policy->Next(std::min<size_t>(options_.batch, plan - result.trials));

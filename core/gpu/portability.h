@@ -95,3 +95,14 @@ using gpuDeviceProp = cudaDeviceProp;
 #define OPSCHED_GPU_BACKEND_NAME "cuda"
 #define OPSCHED_WARP_SIZE 32
 #endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+// Butterfly exchange within groups of `width` lanes (a power of two <= 32).
+__device__ __forceinline__ float gpuShflXor(float v, int lane_mask, int width) {
+#if defined(OPSCHED_HIP)
+  return __shfl_xor(v, lane_mask, width);
+#else
+  return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+#endif
+}
+#endif

@@ -81,32 +81,64 @@ __device__ __forceinline__ Tile TileOf(const SliceGeometry& g) {
 
 // Visits the tile's elements of a [outer, extent, inner] tensor (extent is D for data,
 // I for indices) as (offset in the tensor, row along the axis, local column), with
-// consecutive threads on consecutive offsets.
-template <typename Fn>
+// consecutive threads on consecutive offsets. Each thread first issues `load` for kUnroll
+// elements, then `use`s them in order: several loads in flight per thread keep the
+// memory system busy.
+inline constexpr int kUnroll = 4;
+
+template <typename Load, typename Use>
 __device__ __forceinline__ void ForTile(const SliceGeometry& g, const Tile& t, int64_t extent,
-                                        const FastDivmod& by_extent_inner, Fn&& fn) {
+                                        const FastDivmod& by_extent_inner, Load&& load, Use&& use) {
+  uint32_t count;
+  int64_t base;
   if (g.case_a) {
-    const uint32_t count = static_cast<uint32_t>(extent) * g.columns;
-    const int64_t base = t.o * extent * g.inner + t.j0;
-    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
-      uint32_t row, column;
-      g.by_columns.DivMod(e, &row, &column);
-      fn(base + int64_t(row) * g.inner + column, row, column);
-    }
+    count = static_cast<uint32_t>(extent) * g.columns;
+    base = t.o * extent * g.inner + t.j0;
   } else {
-    const uint32_t count = static_cast<uint32_t>(t.slices * extent * g.inner);
-    const int64_t base = t.o * extent * g.inner;
-    for (uint32_t e = threadIdx.x; e < count; e += blockDim.x) {
-      uint32_t slice, rest, row, j;
+    count = static_cast<uint32_t>(t.slices * extent * g.inner);
+    base = t.o * extent * g.inner;
+  }
+  auto locate = [&](uint32_t e, int64_t* offset, uint32_t* row, uint32_t* column) {
+    if (g.case_a) {
+      g.by_columns.DivMod(e, row, column);
+      *offset = base + int64_t(*row) * g.inner + *column;
+    } else {
+      uint32_t slice, rest, j;
       by_extent_inner.DivMod(e, &slice, &rest);
-      g.by_inner.DivMod(rest, &row, &j);
-      fn(base + e, row, slice * static_cast<uint32_t>(g.inner) + j);
+      g.by_inner.DivMod(rest, row, &j);
+      *column = slice * static_cast<uint32_t>(g.inner) + j;
+      *offset = base + e;
+    }
+  };
+  using V = decltype(load(int64_t{}, uint32_t{}, uint32_t{}));
+  const uint32_t step = blockDim.x;
+  for (uint32_t e0 = threadIdx.x; e0 < count; e0 += kUnroll * step) {
+    V v[kUnroll];
+    int64_t offset[kUnroll];
+    uint32_t row[kUnroll], column[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      const uint32_t e = e0 + k * step;
+      if (e < count) {
+        locate(e, &offset[k], &row[k], &column[k]);
+        v[k] = load(offset[k], row[k], column[k]);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      if (e0 + k * step < count) use(v[k], offset[k], row[k], column[k]);
     }
   }
 }
 
+template <typename I, typename S>
+struct Update {
+  I index;
+  S value;
+};
+
 template <typename T, typename I, bool kNone>
-__global__ void SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHeader* header, ErrorSlot slot) {
+__global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHeader* header, ErrorSlot slot) {
   using S = typename T::Storage;
   using Cell = std::conditional_t<kNone, Key, float>;
   extern __shared__ Key shared_raw[];
@@ -125,25 +157,28 @@ __global__ void SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHe
   S* __restrict__ out = static_cast<S*>(p.out);
   const uint32_t T_ = static_cast<uint32_t>(g.columns);
   // 1. Load the columns.
-  ForTile(g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t row, uint32_t column) {
-    const float v = T::Load(data[offset]);
-    if constexpr (kNone) {
-      tile[row * T_ + column] = __float_as_uint(v);  // position 0: any update wins
-    } else {
-      tile[row * T_ + column] = v;
-    }
-  });
+  ForTile(
+      g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t, uint32_t) { return data[offset]; },
+      [&](S raw, int64_t, uint32_t row, uint32_t column) {
+        const float v = T::Load(raw);
+        if constexpr (kNone) {
+          tile[row * T_ + column] = __float_as_uint(v);  // position 0: any update wins
+        } else {
+          tile[row * T_ + column] = v;
+        }
+      });
   __syncthreads();
   // 2. Apply the updates.
   bool bad = false;
-  auto apply = [&](int64_t offset, uint32_t a, uint32_t column, bool atomic) {
+  auto fetch = [&](int64_t offset, uint32_t, uint32_t) { return Update<I, S>{indices[offset], updates[offset]}; };
+  auto apply = [&](const Update<I, S>& u, int64_t offset, uint32_t a, uint32_t column, bool atomic) {
     int64_t index;
-    if (!Normalise(static_cast<int64_t>(indices[offset]), p.axis_size, &index)) {
+    if (!Normalise(static_cast<int64_t>(u.index), p.axis_size, &index)) {
       if (!bad && !p.in_place) RecordBad(&header->bad, offset);
       bad = true;
       return;
     }
-    const float v = T::Load(updates[offset]);
+    const float v = T::Load(u.value);
     Cell* cell = &tile[uint32_t(index) * T_ + column];
     if constexpr (kNone) {
       const Key key = (Key(a + 1) << 32) | __float_as_uint(v);
@@ -164,21 +199,38 @@ __global__ void SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHe
       const int64_t o = g.case_a ? t.o : t.o + column / g.inner;
       const int64_t j = g.case_a ? t.j0 + column : column % g.inner;
       const int64_t base = o * g.i * g.inner + j;
-      for (int64_t a = 0; a < g.i; ++a) apply(base + a * g.inner, static_cast<uint32_t>(a), column, false);
+      // Fetch kUnroll updates ahead, apply them in order.
+      for (int64_t a0 = 0; a0 < g.i; a0 += kUnroll) {
+        Update<I, S> u[kUnroll];
+#pragma unroll
+        for (int k = 0; k < kUnroll; ++k) {
+          if (a0 + k < g.i) u[k] = fetch(base + (a0 + k) * g.inner, 0, 0);
+        }
+#pragma unroll
+        for (int k = 0; k < kUnroll; ++k) {
+          const int64_t a = a0 + k;
+          if (a < g.i) apply(u[k], base + a * g.inner, static_cast<uint32_t>(a), column, false);
+        }
+      }
     }
   } else {
-    ForTile(g, t, g.i, g.by_i_inner,
-            [&](int64_t offset, uint32_t a, uint32_t column) { apply(offset, a, column, true); });
+    ForTile(g, t, g.i, g.by_i_inner, fetch,
+            [&](const Update<I, S>& u, int64_t offset, uint32_t a, uint32_t column) {
+              apply(u, offset, a, column, true);
+            });
   }
   __syncthreads();
   // 3. Store the columns.
-  ForTile(g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t row, uint32_t column) {
-    if constexpr (kNone) {
-      out[offset] = T::Store(__uint_as_float(static_cast<unsigned int>(tile[row * T_ + column])));
-    } else {
-      out[offset] = T::Store(tile[row * T_ + column]);
-    }
-  });
+  ForTile(
+      g, t, g.d, g.by_d_inner,
+      [&](int64_t, uint32_t row, uint32_t column) {
+        if constexpr (kNone) {
+          return __uint_as_float(static_cast<unsigned int>(tile[row * T_ + column]));
+        } else {
+          return tile[row * T_ + column];
+        }
+      },
+      [&](float v, int64_t offset, uint32_t, uint32_t) { out[offset] = T::Store(v); });
   if (!p.in_place) ReportFromLastBlock<I>(p, header, slot);
 }
 

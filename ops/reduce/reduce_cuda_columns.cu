@@ -1,0 +1,129 @@
+// Column reductions: threads side by side take neighbouring outputs, which are
+// neighbours in x when the innermost kept dimension is contiguous (a reduction over the
+// leading axis, an NHWC bias gradient: coalesced loads); any other layout works with one
+// output per thread. A
+// block of block_x * block_y threads: block_x threads over outputs, `V` neighbouring
+// outputs each (coalesced, vector loads), block_y threads over terms; the block_y
+// partial results are combined through shared memory in a fixed order.
+#include "ops/reduce/reduce_cuda_common.cuh"
+
+namespace opsched::reduce::gpu_kernels {
+namespace {
+
+inline constexpr int kUnroll = 4;
+
+struct ColumnsGeometry {
+  Odometer kept;
+  Odometer reduced;
+  int64_t per_split;  // terms per split part
+  int split;
+};
+
+template <typename In, typename Out, int V>
+__global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry g, float* __restrict__ partial) {
+  using S = typename In::Storage;
+  extern __shared__ float shared[];
+  const S* __restrict__ x = static_cast<const S*>(p.x);
+  const int64_t m0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  const bool active = m0 < p.outputs;
+  const int j = blockIdx.y;
+  float acc[V];
+#pragma unroll
+  for (int e = 0; e < V; ++e) acc[e] = Identity(p.op);
+  if (active) {
+    const int64_t base = g.kept.Offset(static_cast<uint32_t>(m0));
+    const int64_t begin = int64_t(j) * g.per_split;
+    const int64_t end = begin + g.per_split < p.length ? begin + g.per_split : p.length;
+    const int64_t step = blockDim.y;
+    for (int64_t k0 = begin + threadIdx.y; k0 < end; k0 += step * kUnroll) {
+      Vec<S, V> v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int64_t k = k0 + u * step;
+        if (k < end) v[u] = *reinterpret_cast<const Vec<S, V>*>(x + base + g.reduced.Offset(static_cast<uint32_t>(k)));
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (k0 + u * step < end) {
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[e] = Combine(p.op, acc[e], Transform(p.op, In::Load(v[u].v[e])));
+        }
+      }
+    }
+  }
+  if (blockDim.y > 1) {
+    const unsigned width = blockDim.x * V;
+#pragma unroll
+    for (int e = 0; e < V; ++e) shared[threadIdx.y * width + threadIdx.x * V + e] = acc[e];
+    __syncthreads();
+    if (threadIdx.y == 0) {
+      for (unsigned r = 1; r < blockDim.y; ++r) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[e] = Combine(p.op, acc[e], shared[r * width + threadIdx.x * V + e]);
+      }
+    }
+  }
+  if (threadIdx.y == 0 && active) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      if (g.split == 1) {
+        static_cast<typename Out::Storage*>(p.y)[m0 + e] = Out::Store(Finalize(p.op, acc[e], p.length, p.scale));
+      } else {
+        partial[int64_t(j) * p.outputs + m0 + e] = acc[e];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool ColumnsVectorFits(const Problem& p, int vector) {
+  if (vector == 1) return true;
+  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  if (!p.columns || vector * element > 16 || p.kept_shape[p.kept_rank - 1] % vector != 0) return false;
+  for (int d = 0; d + 1 < p.kept_rank; ++d) {
+    if (p.kept_strides[d] % vector != 0) return false;
+  }
+  for (int d = 0; d < p.reduced_rank; ++d) {
+    if (p.reduced_strides[d] % vector != 0) return false;
+  }
+  return true;
+}
+
+gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream) {
+  if (p.outputs == 0) return gpuSuccess;
+  if (p.length == 0) return LaunchFinish(p, nullptr, 0, stream);
+  const int threads = c.block_x * c.block_y;
+  if (c.split < 1 || c.split > 65535 || threads > 1024 || threads < 1 || p.outputs > kMaxExtent ||
+      p.length > kMaxExtent) {
+    return gpuErrorInvalidValue;
+  }
+  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  int vector = c.vector;
+  if (!ColumnsVectorFits(p, vector) || !Aligned(p.x, vector * element)) vector = 1;
+  ColumnsGeometry g;
+  g.kept = Odometer(p.kept_rank, p.kept_shape, p.kept_strides);
+  g.reduced = Odometer(p.reduced_rank, p.reduced_shape, p.reduced_strides);
+  g.split = c.split;
+  g.per_split = CeilDiv(p.length, c.split);
+  const dim3 block(c.block_x, c.block_y);
+  const int64_t blocks_x = CeilDiv(CeilDiv(p.outputs, vector), c.block_x);
+  if (blocks_x > kMaxExtent) return gpuErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>(blocks_x), static_cast<unsigned>(c.split));
+  const size_t shared = c.block_y > 1 ? size_t(threads) * vector * sizeof(float) : 0;
+  float* partial = c.split > 1 ? static_cast<float*>(workspace) : nullptr;
+  gpuError_t err = VisitTypes(p, [&]<typename In, typename Out>() {
+    return VisitVector(vector, [&]<int V>() {
+      if constexpr (V * sizeof(typename In::Storage) <= 16 && V <= 4) {
+        ColumnsKernel<In, Out, V><<<grid, block, shared, stream>>>(p, g, partial);
+        return gpuGetLastError();
+      } else {
+        return gpuErrorInvalidValue;
+      }
+    });
+  });
+  if (err != gpuSuccess || c.split == 1) return err;
+  return LaunchFinish(p, partial, c.split, stream);
+}
+
+}  // namespace opsched::reduce::gpu_kernels

@@ -1,0 +1,112 @@
+// Device helpers shared by the reduce kernels: offsets of linear indices over strided
+// dimensions, vector loads, type dispatch, in-group reductions and the kernel that
+// combines split partials.
+#pragma once
+
+#include <cstdint>
+
+#include "core/element.h"
+#include "core/gpu/fast_divmod.h"
+#include "core/gpu/portability.h"
+#include "ops/reduce/reduce_cuda.h"
+#include "ops/reduce/reduce_math.h"
+#include "ops/reduce/reduce_params.h"
+
+namespace opsched::reduce::gpu_kernels {
+
+// The offset of a row-major linear index over up to kMaxRank strided dimensions.
+struct Odometer {
+  int rank = 0;
+  FastDivmod size[kMaxRank];
+  int64_t stride[kMaxRank] = {};
+
+  Odometer() = default;
+  Odometer(int r, const int64_t* shape, const int64_t* strides) : rank(r) {
+    for (int d = 0; d < r; ++d) {
+      size[d] = FastDivmod(static_cast<uint32_t>(shape[d]));
+      stride[d] = strides[d];
+    }
+  }
+  __device__ __forceinline__ int64_t Offset(uint32_t i) const {
+    int64_t offset = 0;
+#pragma unroll
+    for (int d = kMaxRank - 1; d >= 0; --d) {
+      if (d < rank) {
+        uint32_t q, r;
+        size[d].DivMod(i, &q, &r);
+        offset += int64_t(r) * stride[d];
+        i = q;
+      }
+    }
+    return offset;
+  }
+};
+
+// `V` contiguous elements loaded at once.
+template <typename S, int V>
+struct alignas(sizeof(S) * V) Vec {
+  S v[V];
+};
+
+// Calls fn.template operator()<In, Out>() for the problem's element types.
+template <typename Fn>
+gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
+  auto with_out = [&]<typename In>() {
+    return p.out_type == ElementType::kF32 ? fn.template operator()<In, F32>() : fn.template operator()<In, In>();
+  };
+  switch (p.in_type) {
+    case ElementType::kF16:
+      return with_out.template operator()<F16>();
+    case ElementType::kBF16:
+      return with_out.template operator()<BF16>();
+    default:
+      return with_out.template operator()<F32>();
+  }
+}
+
+// Calls fn.template operator()<V>() for V in {1, 2, 4, 8}.
+template <typename Fn>
+gpuError_t VisitVector(int vector, Fn&& fn) {
+  switch (vector) {
+    case 8:
+      return fn.template operator()<8>();
+    case 4:
+      return fn.template operator()<4>();
+    case 2:
+      return fn.template operator()<2>();
+    default:
+      return fn.template operator()<1>();
+  }
+}
+
+// Reduces `v` across groups of `width` lanes (a power of two <= 32); every lane of the
+// warp must call it. Every lane of a group ends with the group's result.
+__device__ __forceinline__ float GroupReduce(ReduceOp op, float v, int width) {
+  for (int o = width / 2; o > 0; o /= 2) v = Combine(op, v, gpuShflXor(v, o, width));
+  return v;
+}
+
+// Reduces `v` across the whole block (blockDim.x a multiple of 32, <= 1024); the result
+// is valid in thread 0. `shared` holds 32 floats. Fixed order: deterministic.
+__device__ __forceinline__ float BlockReduce(ReduceOp op, float v, float* shared) {
+  v = GroupReduce(op, v, 32);
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  __syncthreads();  // `shared` may still be read by a previous call
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? shared[lane] : Identity(op);
+    v = GroupReduce(op, v, 32);
+  }
+  return v;
+}
+
+// Combines `split` partials [split][M] per output in order and writes y; with split 0
+// writes the value of an empty reduction.
+gpuError_t LaunchFinish(const Problem& p, const float* partial, int split, gpuStream_t stream);
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline bool Aligned(const void* ptr, size_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
+
+}  // namespace opsched::reduce::gpu_kernels

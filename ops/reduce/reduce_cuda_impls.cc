@@ -1,0 +1,226 @@
+// The GPU reduce implementations: own row and column kernels (CUDA and HIP), and the CUB
+// externs; applicability, config spaces and launches.
+#include "core/format.h"
+#include "core/gpu/gpu_status.h"
+#include "ops/reduce/reduce_cuda.h"
+#include "ops/reduce/reduce_def.h"
+#include "strategies/registry.h"
+
+namespace opsched::reduce {
+namespace {
+
+namespace k = gpu_kernels;
+
+Problem ProblemFor(const RunArgs& a) {
+  Problem p = MakeProblem(a.workload);
+  p.x = a.tensors[0].data;
+  p.y = a.tensors[1].data;
+  return p;
+}
+
+gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+
+int Int(const Config& c, const char* name, int fallback) { return static_cast<int>(c.GetInt(name, fallback)); }
+
+std::vector<int64_t> Powers(int64_t from, int64_t to) {
+  std::vector<int64_t> v;
+  for (int64_t x = from; x <= to; x *= 2) v.push_back(x);
+  return v;
+}
+
+Status FitsOwnKernels(const Problem& p) {
+  if (p.outputs > k::kMaxExtent || p.length > k::kMaxExtent) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} outputs of {} terms: own kernels index outputs and terms in 31 bits", p.outputs, p.length));
+  }
+  return absl::OkStatus();
+}
+
+class ReduceGpu : public Implementation {
+ public:
+  std::string_view op() const override { return "reduce"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+
+ protected:
+  Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
+};
+
+class ReduceCudaRows : public ReduceGpu {
+ public:
+  std::string_view name() const override { return "reduce_cuda_rows"; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    if (!p.rows && p.length > 1) {
+      return absl::InvalidArgumentError("needs the innermost reduced dimension contiguous (stride 1)");
+    }
+    return FitsOwnKernels(p);
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    const int64_t outputs = p.outputs;
+    const int64_t length = std::max<int64_t>(p.length, 1);
+    return ConfigSpace()
+        .AddInts("group", {4, 8, 16, 32, 64, 128, 256, 512, 1024})
+        .AddInts("block", {128, 256, 512})
+        .AddInts("vector", {1, 2, 4, 8})
+        .AddInts("split", Powers(1, 2048))
+        .Constrain("block is the group when group > 32",
+                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; })
+        .Constrain("vector elements stay inside rows, aligned, <= 16 bytes",
+                   [p](const Config& c) { return k::RowsVectorFits(p, Int(c, "vector", 1)); })
+        .Constrain("every split part has a load per thread",
+                   [length](const Config& c) {
+                     return c.GetInt("split", 1) == 1 ||
+                            c.GetInt("split", 1) * c.GetInt("group", 1) * c.GetInt("vector", 1) <= length;
+                   })
+        .Constrain("outputs * split < 2^31",
+                   [outputs](const Config& c) { return outputs * c.GetInt("split", 1) < k::kMaxExtent; });
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
+    return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
+  }
+  Status Run(const RunArgs& a) const override {
+    Problem p = ProblemFor(a);
+    if (!p.rows) {  // one term per output: a row of length 1
+      p.rows = true;
+      p.row = 1;
+      p.reduced_rank = 1;
+      p.reduced_shape[0] = 1;
+      p.reduced_strides[0] = 1;
+    }
+    const k::RowsConfig c{Int(a.config, "group", 32), Int(a.config, "block", 256), Int(a.config, "vector", 1),
+                          Int(a.config, "split", 1)};
+    return Launched(k::LaunchRows(p, c, a.workspace, StreamOf(a)));
+  }
+};
+
+class ReduceCudaColumns : public ReduceGpu {
+ public:
+  std::string_view name() const override { return "reduce_cuda_columns"; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    // Any layout: vector loads need the innermost kept dimension contiguous.
+    return FitsOwnKernels(MakeProblem(w));
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    const int64_t length = std::max<int64_t>(p.length, 1);
+    return ConfigSpace()
+        .AddInts("block_x", {8, 16, 32, 64, 128, 256})
+        .AddInts("block_y", {1, 2, 4, 8, 16, 32})
+        .AddInts("vector", {1, 2, 4})
+        .AddInts("split", Powers(1, 1024))
+        .Constrain("64 <= block_x * block_y <= 1024",
+                   [](const Config& c) {
+                     const int64_t t = c.GetInt("block_x", 0) * c.GetInt("block_y", 0);
+                     return t >= 64 && t <= 1024;
+                   })
+        .Constrain("vector outputs stay inside the contiguous run, aligned",
+                   [p](const Config& c) { return k::ColumnsVectorFits(p, Int(c, "vector", 1)); })
+        .Constrain("every split part has a term per thread row",
+                   [length](const Config& c) {
+                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("block_y", 1) <= length;
+                   });
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
+    return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
+  }
+  Status Run(const RunArgs& a) const override {
+    const k::ColumnsConfig c{Int(a.config, "block_x", 32), Int(a.config, "block_y", 8), Int(a.config, "vector", 1),
+                             Int(a.config, "split", 1)};
+    return Launched(k::LaunchColumns(ProblemFor(a), c, a.workspace, StreamOf(a)));
+  }
+};
+
+class ReduceCudaStaged : public ReduceGpu {
+ public:
+  std::string_view name() const override { return "reduce_cuda_staged"; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    if (!k::StagedApplies(p)) {
+      return absl::InvalidArgumentError(
+          "needs several contiguous runs per output (a reduced dimension outside the innermost, contiguous one) "
+          "and fewer than 2^31 intermediate values");
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    const int64_t runs = p.row > 0 ? p.length / p.row : 0;
+    const int64_t row = p.row;
+    return ConfigSpace()
+        .AddInts("block_x", {32, 64, 128, 256})
+        .AddInts("block_y", {1, 2, 4, 8})
+        .AddInts("vector", {1, 2, 4})
+        .AddInts("split", Powers(1, 64))
+        .AddInts("group", {4, 8, 16, 32})
+        .Constrain("64 <= block_x * block_y <= 1024",
+                   [](const Config& c) {
+                     const int64_t t = c.GetInt("block_x", 0) * c.GetInt("block_y", 0);
+                     return t >= 64 && t <= 1024;
+                   })
+        .Constrain("vector divides the run", [row](const Config& c) { return row % c.GetInt("vector", 1) == 0; })
+        .Constrain("every split part has a run per thread row",
+                   [runs](const Config& c) {
+                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("block_y", 1) <= runs;
+                   });
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
+    return k::StagedWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
+  }
+  Status Run(const RunArgs& a) const override {
+    const k::ColumnsConfig first{Int(a.config, "block_x", 32), Int(a.config, "block_y", 8), Int(a.config, "vector", 1),
+                                 Int(a.config, "split", 1)};
+    return Launched(k::LaunchStaged(ProblemFor(a), first, Int(a.config, "group", 16), a.workspace, StreamOf(a)));
+  }
+};
+
+// segmented: DeviceSegmentedReduce over contiguous rows; else DeviceReduce into one
+// output.
+class ReduceCub : public ReduceGpu {
+ public:
+  explicit ReduceCub(bool segmented) : segmented_(segmented) {}
+  std::string_view name() const override { return segmented_ ? "reduce_cub_segmented" : "reduce_cub"; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true};  // CUB's reductions are run-to-run deterministic
+  }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    if (p.length == 0 || p.outputs == 0) return absl::InvalidArgumentError("needs a non-empty reduction");
+    const bool one_run = p.reduced_rank == 1 && p.rows;
+    if (!segmented_) {
+      if (p.outputs != 1 || !one_run) {
+        return absl::InvalidArgumentError("reduces a contiguous x into one output");
+      }
+    } else if (!one_run || p.kept_rank > 1 || (p.kept_rank == 1 && p.kept_strides[0] != p.row)) {
+      return absl::InvalidArgumentError("needs one contiguous row per output, rows back to back");
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    return k::CubWorkspaceBytes(MakeProblem(w), segmented_);
+  }
+  Status Run(const RunArgs& a) const override {
+    return Launched(k::LaunchCub(ProblemFor(a), segmented_, a.workspace, a.workspace_bytes, StreamOf(a)));
+  }
+
+ private:
+  bool segmented_;
+};
+
+struct RegisterCub {
+  RegisterCub() {
+    RegisterImplementation(std::make_unique<ReduceCub>(false));
+    RegisterImplementation(std::make_unique<ReduceCub>(true));
+  }
+} register_cub;
+
+OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaRows);
+OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaColumns);
+OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaStaged);
+
+}  // namespace
+}  // namespace opsched::reduce

@@ -1,0 +1,250 @@
+// Every reduce implementation against the float64 reference: every axis subset of rank-4
+// inputs with and without keepdims, every op and dtype, long reductions that take the
+// split paths, NaN and Inf, empty and one-element inputs, non-contiguous strides; the
+// Runtime's Reduce and BiasGrad entry points; validation errors. Runs on the CPU, and on
+// the GPU when there is one.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "core/format.h"
+#include "core/gpu/gpu_backend.h"
+#include "opsched/runtime.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/test_util.h"
+#include "tuner/trial.h"
+
+namespace opsched {
+namespace {
+
+using testing::CheckAllImplementations;
+
+class ReduceTest : public ::testing::TestWithParam<DeviceKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != DeviceKind::kCpu) OPSCHED_REQUIRE_GPU();
+    target_ = GetParam() == DeviceKind::kCpu ? CpuTarget() : *QueryTarget(Device{gpu::BackendKind(), 0});
+  }
+  Workload Canonical(const std::string& line) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return *w;
+  }
+  Status CheckLine(const std::string& line, size_t configs, int* runs, GeneratorOptions generator = {}) {
+    TrialOptions options;
+    options.seed = rng_();
+    options.generator = generator;
+    return CheckAllImplementations(registry_, Canonical(line), target_, options, configs, rng_, runs);
+  }
+  const Registry& registry_ = Registry::Global();
+  Target target_;
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+const char* kOps[] = {"sum", "mean", "max", "min", "sumsq"};
+const char* kDTypes[] = {"f32", "f16", "bf16"};
+
+TEST_P(ReduceTest, EveryAxisSubsetOfRank4EveryOpAndDtype) {
+  int runs = 0;
+  std::uniform_int_distribution<int> dim(1, 6);
+  int trial = 0;
+  for (uint32_t mask = 1; mask < 16; ++mask) {
+    for (const char* op : kOps) {
+      for (const char* dtype : kDTypes) {
+        std::vector<int64_t> shape(4);
+        for (int64_t& d : shape) d = dim(rng_);
+        std::vector<int64_t> axes;
+        for (int d = 0; d < 4; ++d) {
+          if (mask & (1u << d)) axes.push_back(trial % 3 == 0 ? d - 4 : d);  // negative axes too
+        }
+        const bool keepdims = trial % 2 == 1;
+        // f16/bf16 inputs give f32 outputs on request.
+        const std::string out = std::string(dtype) != "f32" && trial % 4 == 0 ? " dtype=f32" : "";
+        const std::string line = fmt::format("reduce x={}[{}] axes={} op={} keepdims={}{}", dtype,
+                                             fmt::join(shape, ","), fmt::join(axes, ","), op, keepdims, out);
+        OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 3, &runs), line));
+        ++trial;
+      }
+    }
+  }
+  std::printf("%d checked runs\n", runs);
+  EXPECT_GT(runs, 400);
+}
+
+TEST_P(ReduceTest, LongReductionsTakeTheSplitPaths) {
+  int runs = 0;
+  for (const char* line : {
+           // few long rows, many short rows, one output of everything
+           "reduce x=f32[3,20000] axes=1 op=sum",
+           "reduce x=f16[5000,12] axes=1 op=max",
+           "reduce x=f32[70000] op=mean",
+           // long columns, an NCHW and an NHWC bias gradient, odd sizes
+           "reduce x=f32[20000,3] axes=0 op=sumsq",
+           "reduce x=bf16[33,5,17,19] axes=0,2,3 op=sum",
+           "reduce x=f32[9,13,11,24] axes=0,1,2 op=min",
+           "reduce x=f32[4,8,12,16] axes=0,2 op=sum keepdims=true",
+       }) {
+    OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 12, &runs), line));
+  }
+  EXPECT_GT(runs, 40);
+}
+
+TEST_P(ReduceTest, NanAndInfPropagate) {
+  int runs = 0;
+  GeneratorOptions specials;
+  specials.special_value_fraction = 0.05;
+  for (const char* op : kOps) {
+    for (const char* shape : {"f32[64,33]", "f16[7,300]"}) {
+      for (const char* axes : {"1", "0"}) {
+        const std::string line = fmt::format("reduce x={} axes={} op={}", shape, axes, op);
+        OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 3, &runs, specials), line));
+      }
+    }
+  }
+  EXPECT_GT(runs, 20);
+}
+
+TEST_P(ReduceTest, EmptyAndOneElement) {
+  int runs = 0;
+  for (const char* line : {
+           "reduce x=f32[0,5] axes=1 op=max",    // no outputs
+           "reduce x=f32[5,0] axes=1 op=sum",    // empty sums are 0
+           "reduce x=f16[3,0,2] axes=1 op=mean", // empty means are NaN
+           "reduce x=f32[4,0] axes=1 op=sumsq",
+           "reduce x=f32[1] axes=0 op=min",
+           "reduce x=bf16[1,1,1,1] axes=1,3 op=sum keepdims=true",
+           "reduce x=f32[] op=max",              // rank 0: one term
+           "reduce x=f32[6,1,5] axes=1 op=sum",  // a size-1 axis: a copy
+       }) {
+    OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 6, &runs), line));
+  }
+  EXPECT_GT(runs, 8);
+}
+
+TEST_P(ReduceTest, NonContiguousStrides) {
+  int runs = 0;
+  struct View {
+    std::vector<int64_t> shape, strides;
+  };
+  for (const View& v : {
+           View{{9, 6}, {1, 9}},               // a transposed 6x9 buffer
+           View{{4, 5}, {20, 2}},              // every other column: no contiguous axis
+           View{{3, 4, 5}, {1, 15, 3}},        // permuted
+           View{{2, 3, 4, 6}, {72, 1, 18, 3}}, // NHWC storage read as NCHW
+       }) {
+    for (uint32_t mask = 1; mask < (1u << v.shape.size()); ++mask) {
+      for (const char* op : {"sum", "max"}) {
+        Workload w("reduce");
+        w.SetTensor("x", *TensorDesc::Strided(DType::kF32, v.shape, v.strides));
+        Dims axes;
+        for (size_t d = 0; d < v.shape.size(); ++d) {
+          if (mask & (1u << d)) axes.push_back(static_cast<int64_t>(d));
+        }
+        w.SetAttr("axes", axes);
+        w.SetAttr("op", std::string(op));
+        OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
+        TrialOptions options;
+        options.seed = rng_();
+        OPSCHED_ASSERT_OK(Annotate(CheckAllImplementations(registry_, w, target_, options, 4, rng_, &runs),
+                                   w.ToString()));
+      }
+    }
+  }
+  EXPECT_GT(runs, 60);
+}
+
+// Runs `w` through the Runtime entry point `call` and checks y against the reference.
+template <typename Call>
+void CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& w, Call&& call) {
+  TrialOptions options;
+  options.seed = 11;
+  auto trial = Trial::Create(registry, w, target, options);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  const std::vector<Tensor>& t = (*trial)->tensors();
+  OPSCHED_ASSERT_OK(call(t[0], t[1], (*trial)->stream()));
+  HostTensor y((*trial)->outputs()[0].desc());
+  if (t[1].device.is_cpu()) {
+    std::memcpy(y.data(), t[1].data, y.storage_bytes());
+  } else {
+    OPSCHED_ASSERT_OK(gpu::MemcpyAsync(y.data(), t[1].data, y.storage_bytes(), (*trial)->stream().native()));
+    OPSCHED_ASSERT_OK(gpu::StreamSynchronize((*trial)->stream().native()));
+  }
+  auto reference = (*trial)->Reference();
+  ASSERT_TRUE(reference.ok());
+  OPSCHED_ASSERT_OK((*trial)->op().Check(w, (*trial)->inputs(), {y}, **reference, true, nullptr));
+}
+
+TEST_P(ReduceTest, RuntimeServesReduceAndBiasGrad) {
+  RuntimeOptions o;
+  o.target = target_;
+  auto rt = Runtime::Create(o);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  Runtime& runtime = **rt;
+  // Reduce: mean over axes -1 and 0 of a 3-D tensor, keepdims.
+  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[6,5,40] axes=0,2 op=mean keepdims=true"),
+                   [&](const Tensor& x, const Tensor& y, const Stream& s) {
+                     const int64_t axes[] = {-1, 0};
+                     return runtime.Reduce(x, y, axes, ReduceKind::kMean, true, s);
+                   });
+  // An f16 sum into f32 over every axis (empty axes).
+  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f16[7,9,11] op=sum dtype=f32"),
+                   [&](const Tensor& x, const Tensor& y, const Stream& s) {
+                     return runtime.Reduce(x, y, {}, ReduceKind::kSum, false, s);
+                   });
+  // Bias gradients: NCHW sums over 0,2,3; NHWC over 0,1,2.
+  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,16,14,14] axes=0,2,3 op=sum"),
+                   [&](const Tensor& dy, const Tensor& db, const Stream& s) {
+                     return runtime.BiasGrad(dy, db, "nchw", s);
+                   });
+  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,14,14,16] axes=0,1,2 op=sum"),
+                   [&](const Tensor& dy, const Tensor& db, const Stream& s) {
+                     return runtime.BiasGrad(dy, db, "nhwc", s);
+                   });
+  // Wrong output shape and unknown layout: errors before any launch.
+  TrialOptions options;
+  auto trial = Trial::Create(registry_, Canonical("reduce x=f32[8,16,4,4] axes=0,2,3 op=sum"), target_, options);
+  ASSERT_TRUE(trial.ok());
+  const std::vector<Tensor>& t = (*trial)->tensors();
+  Tensor wrong = t[1];
+  wrong.desc = TensorDesc::Contiguous(DType::kF32, {8});
+  EXPECT_FALSE(runtime.BiasGrad(t[0], wrong, "nchw", (*trial)->stream()).ok());
+  Status layout = runtime.BiasGrad(t[0], t[1], "chwn", (*trial)->stream());
+  EXPECT_NE(layout.message().find("unknown layout 'chwn'"), std::string::npos) << layout;
+}
+
+TEST(ReduceWorkloadTest, ValidationErrorsNameTheProblem) {
+  struct Bad {
+    const char* line;
+    const char* message;
+  };
+  for (const Bad& bad : {
+           Bad{"reduce x=f32[4,4] axes=2", "axis 2 is out of range for rank 2"},
+           Bad{"reduce x=f32[4,4] axes=1,-1", "axis 1 is given twice"},
+           Bad{"reduce x=i32[4,4] axes=1", "x is i32, expected f32, f16 or bf16"},
+           Bad{"reduce x=f32[4,4] axes=1 op=prod", "unknown op 'prod'"},
+           Bad{"reduce x=f32[4,0] axes=1 op=max", "max over an empty set of terms"},
+           Bad{"reduce x=f32[4,4] axes=1 dtype=f16", "dtype f16 is not available for x f32"},
+           Bad{"reduce x=f32[4,4] axes=1 mode=fast", "unknown attribute 'mode'"},
+           Bad{"reduce x=f32[1,1,1,1,1,1,1] axes=1", "supported ranks are 0 to 6"},
+           Bad{"reduce y=f32[4]", "exactly one tensor, x"},
+       }) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(bad.line);
+    ASSERT_FALSE(w.ok()) << bad.line;
+    EXPECT_NE(w.status().message().find(bad.message), std::string::npos) << bad.line << " gave " << w.status();
+  }
+  // Canonical form: axes sorted and non-negative, defaults filled in, dtype only when it
+  // differs from x's.
+  StatusOr<Workload> w = Registry::Global().ParseCanonical("reduce x=f32[128,16,28,28] axes=3,-4,2");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->ToString(), "reduce x=f32[128,16,28,28] axes=0,2,3 op=sum keepdims=false");
+  w = Registry::Global().ParseCanonical("reduce x=f16[4,4] axes=1 op=max dtype=f16");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->ToString(), "reduce x=f16[4,4] axes=1 op=max keepdims=false");
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ReduceTest, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
+                         [](const auto& info) { return std::string(DeviceKindName(info.param)); });
+
+}  // namespace
+}  // namespace opsched
