@@ -175,6 +175,15 @@ def wall_per_call(fn, calls=2000):
     return (time.perf_counter() - start) * 1e6 / calls
 
 
+def copy_bandwidth(flush, repeats, mib=512):
+    """Device copy bandwidth in GB/s (bytes read plus bytes written per second), the
+    reference the op issues measure bandwidth against."""
+    src = torch.empty(mib << 20, dtype=torch.uint8, device="cuda").fill_(1)
+    dst = torch.empty_like(src)
+    us = median_events(lambda: dst.copy_(src), flush, repeats)
+    return 2 * src.numel() / (us * 1e3)
+
+
 def geomean(values):
     values = [v for v in values if v and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else 0.0
@@ -200,6 +209,8 @@ def main():
                 if e.get("verdict") != "error":
                     ours[e["line"]] = e
     flush = Flush()
+    copy_gbps = copy_bandwidth(flush, args.repeats)
+    print(f"copy bandwidth: {copy_gbps:.0f} GB/s (torch copy_ of 512 MiB, read + write bytes)")
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1)
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.benchmark]
@@ -225,6 +236,7 @@ def main():
             row["torch_best_us"] = torch_best
             row["speedup"] = torch_best / row["opsched_us"] if row["opsched_us"] > 0 else 0
             row["gbps"] = e.get("gbps", 0)
+            row["fraction_of_copy"] = row["gbps"] / copy_gbps if copy_gbps > 0 else 0
         rows.append(row)
 
     def fmt(v):
@@ -251,19 +263,22 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                       "rows": rows, "summary": summary}, f, indent=1)
+                       "copy_gbps": copy_gbps, "rows": rows, "summary": summary}, f, indent=1)
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write(f"Device: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}\n\n")
+            f.write(f"Device: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
+                    f"copy bandwidth {copy_gbps:.0f} GB/s\n\n")
             f.write("| line | workload | opsched µs | opsched choice | PyTorch µs | PyTorch graph µs | "
-                    "speedup | opsched wall µs | PyTorch wall µs |\n|---|---|---|---|---|---|---|---|---|\n")
+                    "speedup | opsched wall µs | PyTorch wall µs | opsched GB/s (% of copy) |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|\n")
             for r in rows:
                 t = min((v for k, v in r.items() if k.startswith("torch_us")), default=0)
                 g = min((v for k, v in r.items() if k.startswith("torch_graph_us")), default=0)
                 w = min((v for k, v in r.items() if k.startswith("torch_wall_us")), default=0)
                 f.write(f"| {r['line']} | `{r['workload']}` | {r.get('opsched_us', 0):.2f} | "
                         f"{r.get('opsched_implementation', '-')} | {t:.2f} | {g:.2f} | "
-                        f"{r.get('speedup', 0):.2f}x | {r.get('opsched_wall_us', 0):.2f} | {w:.2f} |\n")
+                        f"{r.get('speedup', 0):.2f}x | {r.get('opsched_wall_us', 0):.2f} | {w:.2f} | "
+                        f"{r.get('gbps', 0):.0f} ({100 * r.get('fraction_of_copy', 0):.0f}%) |\n")
             for op, s in summary.items():
                 f.write(f"\n{op}: geomean speedup {s['geomean_speedup']:.2f}x, slowest {s['min_speedup']:.2f}x\n")
     return 0

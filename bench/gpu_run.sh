@@ -6,7 +6,9 @@
 #   bench/gpu_run.sh OUT SUITE... [-- STUDY_LINE]
 #
 # Results land in OUT (logs, records, reports). Each step has a time limit so that the
-# whole run fits one lease; TRIALS, TUNE_BUDGET and SKIP_TESTS adjust it.
+# whole run fits one lease; TRIALS, TUNE_BUDGET and SKIP_TESTS adjust it. With
+# SEED_RECORDS=DIR, DIR/<suite>.log (earlier sessions on the same device) is where each
+# tuning run resumes: what was measured there is not measured again.
 set -uo pipefail
 out="$1"; shift
 suites=(); study=""
@@ -17,6 +19,10 @@ done
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bundle="$here/.bundle"
 mkdir -p "$out"
+# The bench judges against the baseline of this device kept in the repository (if any)
+# and leaves the updated one in OUT/baseline.json.
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]/-/g')
+[ -f "$here/bench/baselines/cuda-$device.json" ] && cp "$here/bench/baselines/cuda-$device.json" "$out/baseline.json"
 run() { "$bundle/run" "$@"; }
 step() { echo; echo "=== $*"; }
 
@@ -36,6 +42,9 @@ timeout 120 "$bundle/run" dispatch_benchmark --benchmark_min_time=0.2 2>&1 | tee
 
 for suite in "${suites[@]}"; do
   name=$(basename "$suite" .txt)
+  if [ -n "${SEED_RECORDS:-}" ] && [ -f "$SEED_RECORDS/$name.log" ]; then
+    cp "$SEED_RECORDS/$name.log" "$out/$name.log"
+  fi
   step "tune $name"
   timeout "${TUNE_TIMEOUT:-300}" "$bundle/run" opsched tune --suite "$here/$suite" --records "$out/$name.log" \
     --policy xgb --trials "${TRIALS:-24}" --time-budget "${TUNE_BUDGET:-240}" --no-progress \
@@ -43,7 +52,7 @@ for suite in "${suites[@]}"; do
   echo "tune exit $?"; cat "$out/tune_$name.txt"
   step "bench $name"
   timeout 240 "$bundle/run" opsched bench --suite "$here/$suite" --records "$out/$name.log" \
-    --baseline "$out/baseline_$name.json" --update-baseline --report "$out/report_$name" \
+    --baseline "$out/baseline.json" --update-baseline --report "$out/report_$name" \
     > "$out/bench_$name.txt" 2>&1
   echo "bench exit $?"; cat "$out/bench_$name.txt"
   step "compare with PyTorch: $name"

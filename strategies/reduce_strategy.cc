@@ -82,13 +82,15 @@ bool Staged(const Problem& p) { return p.rows && p.reduced_rank >= 2 && p.output
 
 Config StagedDefault(const Workload& w, const Target& t) {
   const Problem p = MakeProblem(w);
-  const int64_t vector = p.row % 4 == 0 ? 4 : 1;
+  // Vector loads of the first stage run along (outputs x run), contiguous in x; where
+  // they do not fit, the closest legal config is used.
+  const int64_t vector = 4;
   const int64_t blocks = std::max<int64_t>(1, p.outputs * p.row / vector / 32);
   const int64_t runs = p.length / std::max<int64_t>(p.row, 1);
   const int64_t wanted = std::max<int64_t>(1, int64_t(std::max(t.sm_count, 1)) * 4 / blocks);
   const int64_t most = std::max<int64_t>(1, runs / (8 * 8));
   const int64_t split = std::min<int64_t>({Pow2AtLeast(wanted), Pow2AtLeast(most + 1) / 2, 64});
-  const int64_t chunks = p.row / vector;
+  const int64_t chunks = p.row;
   Config c;
   c.Set("block_x", 32);
   c.Set("block_y", 8);

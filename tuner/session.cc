@@ -20,6 +20,9 @@
 namespace opsched {
 namespace {
 
+// Implementations with at most this many candidate configs are measured once up front.
+constexpr int kCoverageMaxConfigs = 4;
+
 using Clock = std::chrono::steady_clock;
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -223,16 +226,21 @@ StatusOr<TuneReport> TuneSession::Run() {
     if (heuristic && time[*heuristic] == 0 && result.trials < plan) {
       OPSCHED_RETURN_IF_ERROR(measure(*heuristic, "heuristic"));
     }
-    // Coverage: one config of every implementation (its first) before the policy
-    // spends the rest, so that a vendor library with one config, or a kernel family with
-    // a small space, is never left out by a search drawn towards the largest spaces.
+    // Coverage: an implementation with a handful of configs (a vendor library, a kernel
+    // without knobs) gets its first one measured before the policy spends the rest, so
+    // that a search drawn towards the largest spaces never leaves it out. Large spaces
+    // are left to the policy: their first config can be pathological (one thread doing
+    // everything) and would spend the workload's time.
     if (options_.policy != "grid") {
+      std::map<std::string, int> space_size;
+      for (const Candidate& c : candidates) ++space_size[c.implementation];
       std::set<std::string> covered;
       for (size_t i = 0; i < candidates.size(); ++i) {
         if (time[i] != 0) covered.insert(candidates[i].implementation);
       }
       for (size_t i = 0; i < candidates.size() && !stop(); ++i) {
-        if (covered.insert(candidates[i].implementation).second) {
+        if (space_size[candidates[i].implementation] <= kCoverageMaxConfigs &&
+            covered.insert(candidates[i].implementation).second) {
           OPSCHED_RETURN_IF_ERROR(measure(i, "coverage"));
         }
       }

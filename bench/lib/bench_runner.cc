@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "bench/lib/verdict.h"
@@ -212,7 +213,20 @@ StatusOr<Baseline> LoadBaseline(const std::string& path) {
 }
 
 Status WriteBaseline(const BenchReport& report, const std::string& path) {
+  // One baseline per device serves every suite: entries of workloads this report does
+  // not measure are kept.
+  std::set<std::string> measured;
+  for (const BenchEntry& e : report.entries()) {
+    if (e.verdict() != "error") measured.insert(e.workload());
+  }
   Baseline b;
+  if (StatusOr<Baseline> old = LoadBaseline(path); old.ok()) {
+    for (const BaselineEntry& e : old->entries()) {
+      if (!measured.count(e.workload())) *b.add_entries() = e;
+    }
+  } else if (!absl::IsNotFound(old.status())) {
+    return old.status();
+  }
   *b.mutable_target() = report.target();
   for (const BenchEntry& e : report.entries()) {
     if (e.verdict() == "error") continue;

@@ -39,7 +39,10 @@ struct ColumnsConfig {
   int split = 1;
 };
 bool ColumnsVectorFits(const Problem& p, int vector);
-gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream);
+// With `finish` false and split > 1 the partials stay in the workspace ([split][M]
+// floats) for the caller to combine; y is not written.
+gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream,
+                         bool finish = true);
 
 // Workspace of a split reduction: float partials [split][M].
 size_t SplitWorkspaceBytes(const Problem& p, int split);
@@ -58,9 +61,12 @@ namespace opsched::reduce::gpu_kernels {
 // Staged (rows whose terms are several runs, e.g. an NCHW bias gradient): first the
 // columns kernel sums over every reduced dimension but the innermost, into a float
 // buffer [M][row] (coalesced: neighbouring threads read neighbouring elements of the
-// runs), then the rows kernel reduces that buffer's rows. Workspace: the buffer, then
-// the first stage's split partials.
+// runs), then the rows kernel reduces that buffer's rows. With split > 1 the first
+// stage leaves [split][M][row] partials and the second reduces them with the rows (one
+// kernel less). Workspace: the buffer or the partials.
 bool StagedApplies(const Problem& p);
+// Whether the first stage loads `vector` neighbouring elements at once.
+bool StagedVectorFits(const Problem& p, int vector);
 size_t StagedWorkspaceBytes(const Problem& p, int split);
 gpuError_t LaunchStaged(const Problem& p, const ColumnsConfig& first, int group, void* workspace,
                         gpuStream_t stream);

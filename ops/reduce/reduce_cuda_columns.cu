@@ -90,7 +90,8 @@ bool ColumnsVectorFits(const Problem& p, int vector) {
   return true;
 }
 
-gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream) {
+gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream,
+                         bool finish) {
   if (p.outputs == 0) return gpuSuccess;
   if (p.length == 0) return LaunchFinish(p, nullptr, 0, stream);
   const int threads = c.block_x * c.block_y;
@@ -122,7 +123,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
       }
     });
   });
-  if (err != gpuSuccess || c.split == 1) return err;
+  if (err != gpuSuccess || c.split == 1 || !finish) return err;
   return LaunchFinish(p, partial, c.split, stream);
 }
 

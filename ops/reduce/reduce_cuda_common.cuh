@@ -48,17 +48,27 @@ struct alignas(sizeof(S) * V) Vec {
   S v[V];
 };
 
-// Calls fn.template operator()<In, Out>() for the problem's element types.
+// Calls fn.template operator()<In, Out>() for the problem's element types: any input
+// type with its own type or f32 out, and f32 in with a 16-bit out (the second stage of
+// a staged reduction reads its float buffer).
 template <typename Fn>
 gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
   auto with_out = [&]<typename In>() {
-    return p.out_type == ElementType::kF32 ? fn.template operator()<In, F32>() : fn.template operator()<In, In>();
+    switch (p.out_type) {
+      case ElementType::kF16:
+        return fn.template operator()<In, F16>();
+      case ElementType::kBF16:
+        return fn.template operator()<In, BF16>();
+      default:
+        return fn.template operator()<In, F32>();
+    }
   };
   switch (p.in_type) {
     case ElementType::kF16:
-      return with_out.template operator()<F16>();
+      return p.out_type == ElementType::kF32 ? fn.template operator()<F16, F32>() : fn.template operator()<F16, F16>();
     case ElementType::kBF16:
-      return with_out.template operator()<BF16>();
+      return p.out_type == ElementType::kF32 ? fn.template operator()<BF16, F32>()
+                                             : fn.template operator()<BF16, BF16>();
     default:
       return with_out.template operator()<F32>();
   }

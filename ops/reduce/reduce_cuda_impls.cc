@@ -149,7 +149,6 @@ class ReduceCudaStaged : public ReduceGpu {
   ConfigSpace Space(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
     const int64_t runs = p.row > 0 ? p.length / p.row : 0;
-    const int64_t row = p.row;
     return ConfigSpace()
         .AddInts("block_x", {32, 64, 128, 256})
         .AddInts("block_y", {1, 2, 4, 8})
@@ -161,7 +160,8 @@ class ReduceCudaStaged : public ReduceGpu {
                      const int64_t t = c.GetInt("block_x", 0) * c.GetInt("block_y", 0);
                      return t >= 64 && t <= 1024;
                    })
-        .Constrain("vector divides the run", [row](const Config& c) { return row % c.GetInt("vector", 1) == 0; })
+        .Constrain("vector loads stay inside the first stage's contiguous outputs, aligned",
+                   [p](const Config& c) { return k::StagedVectorFits(p, Int(c, "vector", 1)); })
         .Constrain("every split part has a run per thread row",
                    [runs](const Config& c) {
                      return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("block_y", 1) <= runs;

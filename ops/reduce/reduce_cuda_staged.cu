@@ -1,5 +1,7 @@
 // The staged reduction: columns over the outer reduced dimensions into a float buffer,
 // then rows over the innermost one (see reduce_cuda.h).
+#include <algorithm>
+
 #include "ops/reduce/reduce_cuda_common.cuh"
 
 namespace opsched::reduce::gpu_kernels {
@@ -43,25 +45,32 @@ Problem First(const Problem& p, void* buffer) {
   return a;
 }
 
-// Stage two: the buffer's rows [M][row].
-Problem Second(const Problem& p, const void* buffer) {
+// Stage two: the buffer's rows [M][row], or with `split` partials [split][M][row] the
+// runs of each output in every part.
+Problem Second(const Problem& p, const void* buffer, int split) {
   Problem b = p;
   b.op = p.op == ReduceOp::kSumSquares ? ReduceOp::kSum : p.op;  // terms already squared
   b.in_type = ElementType::kF32;
   b.kept_rank = p.outputs > 1 ? 1 : 0;
   b.kept_shape[0] = p.outputs;
   b.kept_strides[0] = p.row;
-  b.reduced_rank = 1;
-  b.reduced_shape[0] = p.row;
-  b.reduced_strides[0] = 1;
-  b.length = p.row;
+  b.reduced_rank = 0;
+  if (split > 1) {
+    b.reduced_shape[b.reduced_rank] = split;
+    b.reduced_strides[b.reduced_rank++] = p.outputs * p.row;
+  }
+  b.reduced_shape[b.reduced_rank] = p.row;
+  b.reduced_strides[b.reduced_rank++] = 1;
+  b.length = p.row * split;
   b.rows = true;
   b.columns = false;
   b.x = buffer;
   return b;  // scale stays 1/K of the whole reduction for mean
 }
 
-size_t BufferBytes(const Problem& p) { return (static_cast<size_t>(p.outputs) * p.row * 4 + 255) / 256 * 256; }
+size_t BufferBytes(const Problem& p, int split) {
+  return static_cast<size_t>(p.outputs) * p.row * std::max(split, 1) * sizeof(float);
+}
 
 }  // namespace
 
@@ -70,18 +79,19 @@ bool StagedApplies(const Problem& p) {
          p.length <= kMaxExtent && p.kept_rank < kMaxRank;
 }
 
-size_t StagedWorkspaceBytes(const Problem& p, int split) {
-  return BufferBytes(p) + SplitWorkspaceBytes(First(p, nullptr), split);
-}
+bool StagedVectorFits(const Problem& p, int vector) { return ColumnsVectorFits(First(p, nullptr), vector); }
+
+size_t StagedWorkspaceBytes(const Problem& p, int split) { return BufferBytes(p, split); }
 
 gpuError_t LaunchStaged(const Problem& p, const ColumnsConfig& first, int group, void* workspace,
                         gpuStream_t stream) {
   if (!StagedApplies(p)) return gpuErrorInvalidValue;
   float* buffer = static_cast<float*>(workspace);
   const Problem a = First(p, buffer);
-  gpuError_t err = LaunchColumns(a, first, static_cast<char*>(workspace) + BufferBytes(p), stream);
+  // split 1 writes the buffer as y; more leave their partials in it.
+  gpuError_t err = LaunchColumns(a, first, buffer, stream, /*finish=*/false);
   if (err != gpuSuccess) return err;
-  const Problem b = Second(p, buffer);
+  const Problem b = Second(p, buffer, first.split);
   const RowsConfig second{group, 256, RowsVectorFits(b, 4) ? 4 : 1, 1};
   return LaunchRows(b, second, nullptr, stream);
 }

@@ -230,6 +230,23 @@ TEST(SessionTest, MeasuresTheHeuristicFirstAndFindsTheOptimum) {
   EXPECT_EQ(distinct.size(), 259u);
 }
 
+TEST(SessionTest, SmallSpacesAreCoveredBeforeThePolicySearches) {
+  // With 4 random trials, the three one-config implementations are all measured (the
+  // heuristic, then coverage), and bump_tuned's 256 configs get the one trial left.
+  const std::string suite = WriteSuite("coverage.txt", std::string(kBump) + "\n");
+  const std::string log = TempPath("coverage.log");
+  SyntheticEvaluator evaluator;
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), Options(suite, log, "random", 4), &evaluator).Run();
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::map<std::string, std::string> policy_of;
+  for (const records::Record& r : ReadLog(log)) policy_of[r.implementation()] = r.provenance().search_policy();
+  ASSERT_EQ(policy_of.size(), 4u);
+  EXPECT_EQ(policy_of["bump_crash"], "heuristic");
+  EXPECT_EQ(policy_of["bump_wrong"], "coverage");
+  EXPECT_EQ(policy_of["bump_hang"], "coverage");
+  EXPECT_EQ(policy_of["bump_tuned"], "random");  // a large space is left to the policy
+}
+
 TEST(SessionTest, TrialAndMemoryBudgetsAndEarlyStopping) {
   const std::string suite = WriteSuite("budget.txt", std::string(kBump) + "\n");
   {

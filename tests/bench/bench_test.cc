@@ -1,0 +1,140 @@
+// opsched bench: the noise-aware verdict on synthetic measurements, and a real CPU run
+// of a small suite through RunBench with its reports (JSON, Markdown, chart) and
+// baselines (written, read back, merged across suites, judged).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <google/protobuf/util/json_util.h>
+
+#include "bench/lib/bench_runner.h"
+#include "bench/lib/verdict.h"
+#include "tests/test_util.h"
+
+namespace opsched::bench {
+namespace {
+
+std::vector<double> Noisy(double median, double spread, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0.0, spread);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(median + noise(rng));
+  return v;
+}
+
+TEST(VerdictTest, MedianAndItsOrderStatisticBounds) {
+  std::vector<double> v;
+  for (int i = 1; i <= 101; ++i) v.push_back(i);
+  std::shuffle(v.begin(), v.end(), std::mt19937_64(3));
+  const MedianEstimate m = EstimateMedian(v);
+  EXPECT_EQ(m.median, 51);
+  EXPECT_EQ(m.samples, 101);
+  // ranks 50.5 -+ 0.98 * sqrt(101) ~ 40.7 and 60.3
+  EXPECT_GE(m.low, 40);
+  EXPECT_LE(m.low, 42);
+  EXPECT_GE(m.high, 60);
+  EXPECT_LE(m.high, 62);
+}
+
+TEST(VerdictTest, RealRegressionIsCaughtNoiseIsNot) {
+  const double tolerance = 0.05;
+  int caught = 0, false_alarms = 0;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    // A real 20% regression with 3% noise.
+    caught += Judge(EstimateMedian(Noisy(120, 3.6, 45, seed)), 100, tolerance) == Verdict::kRegression;
+    // No change, 3% noise.
+    false_alarms += Judge(EstimateMedian(Noisy(100, 3.0, 45, seed + 1000)), 100, tolerance) == Verdict::kRegression;
+  }
+  EXPECT_EQ(caught, 50);
+  EXPECT_EQ(false_alarms, 0);
+  // 8% slower than the baseline but with 30% noise: not a regression beyond the noise.
+  EXPECT_NE(Judge(EstimateMedian(Noisy(108, 30, 15, 7)), 100, tolerance), Verdict::kRegression);
+  // Faster beyond tolerance and noise: an improvement.
+  EXPECT_EQ(Judge(EstimateMedian(Noisy(80, 1, 45, 8)), 100, tolerance), Verdict::kImprovement);
+}
+
+TEST(VerdictTest, MissingBaselineEntryIsReportedNotFailed) {
+  EXPECT_EQ(Judge(EstimateMedian(Noisy(100, 1, 45, 1)), 0, 0.05), Verdict::kNew);
+  EXPECT_STREQ(VerdictName(Verdict::kNew), "new");
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
+  const std::string dir = ::testing::TempDir() + "/bench_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string suite = dir + "/suite.txt";
+  std::ofstream(suite) << "# two tiny workloads\n"
+                          "scatter data=f32[64,8] indices=i64[64,8] updates=f32[64,8] axis=0 reduction=add\n"
+                          "reduce x=f32[16,4,6,6] axes=0,2,3 op=sum\n";
+  BenchOptions o;
+  o.suite_path = suite;
+  o.target = CpuTarget();
+  o.baseline_path = dir + "/baseline.json";
+  o.rounds = 2;
+  o.measure.min_repeats = 5;
+  o.measure.max_repeats = 10;
+  o.measure.warmups = 1;
+  o.measure.min_total_ms = 1;
+  o.measure.max_total_ms = 50;
+  StatusOr<BenchReport> first = RunBench(Registry::Global(), o);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->entries_size(), 2);
+  for (const BenchEntry& e : first->entries()) {
+    EXPECT_EQ(e.verdict(), "new") << e.workload();  // no baseline yet: reported, not failed
+    EXPECT_GT(e.tuned().median_us(), 0);
+    EXPECT_LE(e.tuned().ci_low_us(), e.tuned().median_us());
+  }
+  EXPECT_EQ(first->regressions(), 0);
+  EXPECT_EQ(first->entries(1).line(), 3);
+  EXPECT_NE(FormatTable(*first).find("reduce x=f32[16,4,6,6]"), std::string::npos);
+
+  // Reports: JSON that parses back, Markdown, and the chart (an SVG when gnuplot is
+  // installed, else its script and data).
+  OPSCHED_ASSERT_OK(WriteReports(*first, dir + "/report"));
+  BenchReport parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(Read(dir + "/report/report.json"), &parsed).ok());
+  EXPECT_EQ(parsed.entries_size(), 2);
+  EXPECT_NE(Read(dir + "/report/report.md").find("| reduce"), std::string::npos);
+  EXPECT_FALSE(Read(dir + "/report/speedups.gp").empty());
+  EXPECT_FALSE(Read(dir + "/report/speedups.dat").empty());
+  if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {
+    EXPECT_NE(Read(dir + "/report/speedups.svg").find("<svg"), std::string::npos);
+  } else {
+    std::printf("gnuplot missing: speedups.svg not checked\n");
+  }
+
+  // Baselines: written, read back, and merged: a second suite keeps the first's entries.
+  OPSCHED_ASSERT_OK(WriteBaseline(*first, o.baseline_path));
+  BenchReport other = *first;
+  other.mutable_entries()->DeleteSubrange(1, 1);
+  other.mutable_entries(0)->set_workload("reduce x=f32[2,2] axes=0,1 op=max keepdims=false");
+  OPSCHED_ASSERT_OK(WriteBaseline(other, o.baseline_path));
+  StatusOr<Baseline> merged = LoadBaseline(o.baseline_path);
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  EXPECT_EQ(merged->entries_size(), 3);
+
+  // Judged against it: known entries now have a verdict other than new.
+  StatusOr<BenchReport> second = RunBench(Registry::Global(), o);
+  ASSERT_TRUE(second.ok()) << second.status();
+  for (const BenchEntry& e : second->entries()) {
+    EXPECT_NE(e.verdict(), "new") << e.workload();
+    EXPECT_GT(e.baseline_us(), 0);
+  }
+  // A corrupt baseline is an error, not a silent pass.
+  std::ofstream(o.baseline_path) << "{ not json";
+  EXPECT_FALSE(RunBench(Registry::Global(), o).ok());
+}
+
+}  // namespace
+}  // namespace opsched::bench
