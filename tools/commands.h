@@ -11,5 +11,6 @@ void AddTuneCommand(CLI::App& app, int* exit_code);
 void AddExplainCommand(CLI::App& app, int* exit_code);
 void AddOpsCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
+void AddStudyCommand(CLI::App& app, int* exit_code);
 
 }  // namespace opsched::tools

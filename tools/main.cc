@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   opsched::tools::AddExplainCommand(app, &exit_code);
   opsched::tools::AddOpsCommand(app, &exit_code);
   opsched::tools::AddRecordsCommand(app, &exit_code);
+  opsched::tools::AddStudyCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

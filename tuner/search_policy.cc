@@ -1,6 +1,7 @@
 #include "tuner/search_policy.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <numeric>
 
@@ -38,6 +39,7 @@ class GuidedPolicy : public SearchPolicy {
         proposed_(candidates.size(), false),
         model_(CostModel::Params{.seed = options.seed}) {
     for (const Candidate& c : candidates) features_.push_back(encoder_.Encode(workload, c));
+    for (size_t i = 0; i < candidates.size(); ++i) implementation_of_.push_back(candidates[i].implementation);
     for (const TransferExample& t : options.transfer) {
       if (t.time_us > 0) {
         transfer_x_.push_back(encoder_.Encode(t.workload, t.candidate));
@@ -64,9 +66,19 @@ class GuidedPolicy : public SearchPolicy {
       if (p.ok()) predicted = *std::move(p);
     }
     if (predicted.empty()) {
-      // No model yet: random candidates.
-      open.resize(std::min(batch, open.size()));
-      out = open;
+      // No model yet: random candidates, taking the implementations in turn so that the
+      // first model sees every kernel family, not mostly the one with the largest space.
+      std::map<std::string, std::vector<size_t>> by_implementation;
+      for (size_t i : open) by_implementation[implementation_of_[i]].push_back(i);
+      std::vector<std::string> turn;
+      for (const auto& [name, list] : by_implementation) turn.push_back(name);
+      std::shuffle(turn.begin(), turn.end(), rng_);
+      for (size_t round = 0; out.size() < std::min(batch, open.size()); ++round) {
+        for (const std::string& name : turn) {
+          const std::vector<size_t>& list = by_implementation[name];
+          if (round < list.size() && out.size() < batch) out.push_back(list[round]);
+        }
+      }
     } else {
       // Best predicted first, and a share of random picks to keep exploring.
       std::vector<size_t> order(open.size());
@@ -110,6 +122,7 @@ class GuidedPolicy : public SearchPolicy {
   PolicyOptions options_;
   std::mt19937_64 rng_;
   std::vector<std::vector<float>> features_;
+  std::vector<std::string> implementation_of_;
   std::vector<bool> proposed_;
   std::vector<std::pair<size_t, double>> observed_;
   std::vector<std::vector<float>> transfer_x_;

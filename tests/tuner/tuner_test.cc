@@ -17,6 +17,7 @@
 #include "tuner/measure.h"
 #include "tuner/search_policy.h"
 #include "tuner/session.h"
+#include "tuner/study.h"
 #include "tuner/worker.h"
 
 namespace opsched {
@@ -345,6 +346,55 @@ int TrialsToReach(const std::string& policy_name, uint64_t seed, double target_u
       ++trials;
       if (t <= target_us) return trials;
     }
+  }
+}
+
+TEST(StudyTest, ReplayCountsTrialsToTheTarget) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(kBump);
+  ASSERT_TRUE(w.ok());
+  // 256 candidates on a bowl with its minimum (10 us) at index 200; one failure.
+  std::vector<Candidate> candidates;
+  std::vector<double> times;
+  for (int i = 0; i < 256; ++i) {
+    Config c;
+    c.Set("a", int64_t(i / 16 + 1));
+    c.Set("b", int64_t(i % 16 + 1));
+    candidates.push_back(Candidate{"bump_tuned", c});
+    times.push_back(i == 7 ? -1 : 10 + 2.0 * std::abs(i / 16 - 12) + 3.0 * std::abs(i % 16 - 8));
+  }
+  // Grid walks in order: index 200 (a=13, b=9) is its 201st trial.
+  StatusOr<StudyResult> grid = ReplaySearch("grid", *w, candidates, times, 2, 0.999);
+  ASSERT_TRUE(grid.ok()) << grid.status();
+  EXPECT_EQ(grid->trials_to_target, (std::vector<int>{201, 201}));
+  EXPECT_DOUBLE_EQ(grid->best_us, 10);
+  StatusOr<StudyResult> random = ReplaySearch("random", *w, candidates, times, 5, 0.95);
+  StatusOr<StudyResult> xgb = ReplaySearch("xgb", *w, candidates, times, 5, 0.95);
+  ASSERT_TRUE(random.ok() && xgb.ok());
+  EXPECT_EQ(random->trials_to_target.size(), 5u);
+  EXPECT_LT(xgb->mean_trials, random->mean_trials);
+  EXPECT_FALSE(ReplaySearch("annealing", *w, candidates, times, 1, 0.95).ok());
+  EXPECT_FALSE(ReplaySearch("grid", *w, candidates, std::vector<double>(256, -1), 1, 0.95).ok());
+}
+
+TEST(SearchPolicyTest, FirstGuidedPicksSpanEveryImplementation) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(kBump);
+  ASSERT_TRUE(w.ok());
+  // 250 configs of one implementation and 5 of another: before its first model the
+  // guided policy takes the implementations in turn, whatever their space sizes.
+  std::vector<Candidate> candidates;
+  for (int i = 0; i < 255; ++i) {
+    Config c;
+    c.Set("a", int64_t(i));
+    candidates.push_back(Candidate{i < 250 ? "big" : "small", c});
+  }
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    PolicyOptions o;
+    o.seed = seed;
+    auto policy = MakeSearchPolicy("xgb", *w, candidates, o);
+    ASSERT_TRUE(policy.ok());
+    std::set<std::string> seen;
+    for (size_t i : (*policy)->Next(4)) seen.insert(candidates[i].implementation);
+    EXPECT_EQ(seen.size(), 2u) << "seed " << seed;
   }
 }
 
