@@ -128,6 +128,10 @@ int MultiprocessorCount(const Device& device) {
 }
 
 Status SetDevice(const Device& device) {
+  // Reading the current device is a thread-local lookup; setting it costs more, and the
+  // Runtime calls this on every call.
+  int current = -1;
+  if (gpuGetDevice(&current) == gpuSuccess && current == device.index) return absl::OkStatus();
   OPSCHED_GPU_RETURN_IF_ERROR(gpuSetDevice(device.index), device.ToString());
   return absl::OkStatus();
 }
