@@ -56,6 +56,21 @@ struct RuntimeOptions {
 
 enum class ScatterReduction { kNone, kAdd, kMul, kMin, kMax };
 enum class ReduceKind { kSum, kMean, kMax, kMin, kSumSquares };
+enum class ConvLayout { kNchw, kNhwc };
+// kFp32: strict single precision; kTf32: products may round their inputs to TF32. It
+// changes results, so it is part of the workload, never a silent knob.
+enum class ConvMath { kFp32, kTf32 };
+enum class Activation { kIdentity, kRelu, kSigmoid, kTanh };
+
+// The attributes of a 2-D convolution, as (height, width) pairs.
+struct Conv2dParams {
+  int64_t stride[2] = {1, 1};
+  int64_t pad[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};
+  int64_t groups = 1;
+  ConvLayout layout = ConvLayout::kNchw;
+  ConvMath math = ConvMath::kFp32;
+};
 
 class Runtime {
  public:
@@ -93,6 +108,21 @@ class Runtime {
   // The per-channel bias gradient: db[c] = sum of dy over every axis but the channel
   // axis (1 for layout "nchw", the last for "nhwc").
   Status BiasGrad(const Tensor& dy, const Tensor& db, std::string_view layout, const Stream& stream);
+
+  // y = conv2d(x, w). Layout nchw: x [N,C,H,W], w [K,C/groups,R,S], y [N,K,P,Q];
+  // nhwc: x [N,H,W,C], w [K,R,S,C/groups], y [N,P,Q,K]. y must be contiguous.
+  Status Conv2d(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& params,
+                const Stream& stream);
+  // y = act(conv2d(x, w) + b[k]), fused where an implementation can.
+  Status Conv2dBiasActivation(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& y,
+                              const Conv2dParams& params, Activation act, const Stream& stream);
+  // dx and dw of y = conv2d(x, w) given dy; with `db` (not null) also the bias gradient
+  // (the reduce family's BiasGrad). Whether dx and dw run on one stream or two is the
+  // dispatcher's choice (tuned under a memory budget); either way the work is joined
+  // back onto `stream`.
+  Status Conv2dBackward(const Tensor& x, const Tensor& w, const Tensor& dy, const Tensor& dx,
+                        const Tensor& dw, const Tensor* db, const Conv2dParams& params,
+                        const Stream& stream);
 
  private:
   Runtime() = default;

@@ -15,6 +15,8 @@ Evaluation Failed(records::RecordStatus status, const Status& error) {
 
 // The record status for an error met while running a candidate.
 records::RecordStatus StatusFor(const Status& error) {
+  // A vendor library declining this shape (cuDNN's NOT_SUPPORTED) is not a failure.
+  if (absl::IsUnimplemented(error)) return records::NOT_APPLICABLE;
   if (absl::IsResourceExhausted(error)) return records::OUT_OF_MEMORY;
   if (absl::IsInvalidArgument(error) || absl::IsDataLoss(error)) return records::WRONG_RESULT;
   return records::LAUNCH_ERROR;

@@ -1,0 +1,49 @@
+// The direct convolution on the CPU (the reference's loops in f32 accumulation), for
+// the three ops of the family, parallel over (image, channel) pairs.
+#include <algorithm>
+
+#include "ops/conv2d/conv2d_cpu_kernels.h"
+#include "ops/conv2d/conv2d_def.h"
+#include "strategies/registry.h"
+
+namespace opsched::conv2d {
+namespace {
+
+std::vector<int64_t> ThreadCounts(const Target& target) {
+  std::vector<int64_t> threads;
+  for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
+  return threads;
+}
+
+template <Kind K>
+class Conv2dCpuDirect : public Implementation {
+ public:
+  std::string_view op() const override { return OpName(K); }
+  std::string_view name() const override {
+    return K == Kind::kForward            ? "conv2d_cpu_direct"
+           : K == Kind::kBiasActivation ? "conv2d_bias_act_cpu_direct"
+                                          : "conv2d_backward_cpu_direct";
+  }
+  DeviceKind device_kind() const override { return DeviceKind::kCpu; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload&, const Target&) const override { return absl::OkStatus(); }
+  ConfigSpace Space(const Workload&, const Target& target) const override {
+    return ConfigSpace().AddInts("threads", ThreadCounts(target));
+  }
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
+    cpu::VisitType(p.type, [&]<typename E>() { cpu::Run<E, float>(p, threads); });
+    return absl::OkStatus();
+  }
+};
+
+using Conv2dCpuDirectForward = Conv2dCpuDirect<Kind::kForward>;
+using Conv2dCpuDirectBiasActivation = Conv2dCpuDirect<Kind::kBiasActivation>;
+using Conv2dCpuDirectBackward = Conv2dCpuDirect<Kind::kBackward>;
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectForward);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectBiasActivation);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectBackward);
+
+}  // namespace
+}  // namespace opsched::conv2d

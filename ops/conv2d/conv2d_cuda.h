@@ -1,0 +1,87 @@
+// Own conv2d kernels on the GPU (f32 only; CUDA and HIP from one source). Launchers
+// queue work on a stream and return the launch error (gpuErrorInvalidValue for a
+// problem or config they do not serve); none synchronises the host.
+//
+// Indexing: kernels split flat indices with 32-bit FastDivmod, so every flat extent a
+// kernel walks (output pixels N*P*Q, tensor elements of x, y, dx, one column buffer)
+// must stay below 2^31 (FitsIndexing); addresses are formed in 64 bits from the strides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/gpu/portability.h"
+#include "ops/conv2d/conv2d_params.h"
+
+namespace opsched::conv2d::gpu_kernels {
+
+inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
+
+// Whether the problem's flat extents (pixels, x, y/dy, dx elements) stay below 2^31.
+bool FitsIndexing(const Problem& p);
+
+// ---- Direct convolution (few input channels per group) --------------------------------
+// Each thread computes one output pixel for `channels_per_thread` filters of one group;
+// a block holds those filters (C/G x R x S each) in shared memory and applies bias and
+// activation (Problem::kind == kBiasActivation) before storing. Consecutive threads take
+// consecutive pixels: coalesced along q for nchw, vector stores along k for nhwc.
+struct DirectConfig {
+  int block = 256;               // threads per block: a multiple of 32 in [32, 512]
+  int channels_per_thread = 4;   // 1, 2, 4, 8 or 16
+};
+inline constexpr size_t kDirectMaxSharedBytes = 48 * 1024;
+size_t DirectSharedBytes(const Problem& p, int channels_per_thread);
+// The config's block and channels are supported and its filters fit in shared memory.
+bool DirectFits(const Problem& p, const DirectConfig& c);
+gpuError_t LaunchDirect(const Problem& p, const DirectConfig& c, gpuStream_t stream);
+
+// ---- im2col / col2im (the GEMM formulations) --------------------------------------------
+// Column buffers of `images` images starting at `first_image`, float, fully written:
+//  nchw: per image a (C*R*S) x (P*Q) row-major matrix, rows ordered (c, r, s), s fastest.
+//        Group g's rows are [g*CRSg, (g+1)*CRSg) with CRSg = C/G*R*S, so its matrix
+//        starts at g*CRSg*P*Q; images follow each other every C*R*S*P*Q floats, i.e.
+//        (image, group) matrices are evenly spaced by CRSg*P*Q.
+//  nhwc: one (images*P*Q) x (C*R*S) row-major matrix, columns ordered (g, r, s, c'),
+//        c' = c - g*C/G fastest. Group g's columns are the contiguous block
+//        [g*CRSg, (g+1)*CRSg), so per group the GEMM operand is a plain strided matrix
+//        (ld C*R*S) and the groups are a strided batch (stride CRSg). For G = 1 this is
+//        the usual (r, s, c) order matching an nhwc filter [K, R, S, C].
+// Padding taps are zeros.
+int64_t ColumnElements(const Problem& p, int64_t images);
+gpuError_t LaunchIm2col(const Problem& p, int64_t first_image, int64_t images, float* col, int block,
+                        gpuStream_t stream);
+// Backward data: dx (Problem::dx, dx_strides) of images [first_image, first_image +
+// images) from their column gradient `col` (laid out as above). Each dx element gathers
+// its taps in a fixed order (no atomics: deterministic) and is fully written.
+gpuError_t LaunchCol2im(const Problem& p, int64_t first_image, int64_t images, const float* col, int block,
+                        gpuStream_t stream);
+// y = act(y + b[k]) in place on the forward output (kBiasActivation).
+gpuError_t LaunchBiasActivation(const Problem& p, int block, gpuStream_t stream);
+
+// Copies a 4-d tensor between strided views: dst[i] = src[i] over the logical index i
+// (dims in logical order). `order` lists the logical dimensions from outermost to
+// innermost in dst's memory, so consecutive threads write consecutive dst elements.
+// Used to give GEMM operands (filters, dy) the plain matrix layout cuBLAS needs.
+struct StridedView {
+  int64_t dims[4] = {};
+  int64_t src_strides[4] = {};
+  int64_t dst_strides[4] = {};
+  int order[4] = {0, 1, 2, 3};
+};
+gpuError_t LaunchPack(const float* src, float* dst, const StridedView& view, int block, gpuStream_t stream);
+
+// ---- Implicit GEMM forward ---------------------------------------------------------------
+// Per group a GEMM of (N*P*Q pixels) x (K/G filters) x (C/G*R*S taps) gathered straight
+// from x (no column buffer): tiles of bm pixels x bn filters x 8 taps in shared memory
+// (double buffered, loads for the next tile in flight during the FMAs), a register block
+// per thread, bias and activation fused in the epilogue. SIMT f32 FMAs only (no tensor
+// cores), so the result is strict fp32 whatever Problem::math says.
+struct ImplicitGemmConfig {
+  int bm = 128;  // pixels per block tile
+  int bn = 64;   // filters per block tile
+};
+// Whether (bm, bn) is one of the prebuilt tiles: 64x32, 64x64, 128x64, 128x128.
+bool ImplicitGemmTileExists(int bm, int bn);
+gpuError_t LaunchImplicitGemm(const Problem& p, const ImplicitGemmConfig& c, gpuStream_t stream);
+
+}  // namespace opsched::conv2d::gpu_kernels

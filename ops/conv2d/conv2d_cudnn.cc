@@ -1,0 +1,213 @@
+// The cuDNN forward externs (the legacy convolution API, still in cuDNN 9), each with
+// one knob `algo` over the forward algorithms cuDNN supports for the workload:
+//   conv2d_cudnn                  conv2d: cudnnConvolutionForward.
+//   conv2d_bias_act_cudnn         conv2d_bias_act: the fused
+//                                 cudnnConvolutionBiasActivationForward (relu, or
+//                                 identity with implicit_precomp_gemm).
+//   conv2d_bias_act_cudnn_unfused conv2d_bias_act: cudnnConvolutionForward, then
+//                                 cudnnAddTensor (bias), then cudnnActivationForward in
+//                                 place; every activation.
+// Every forward algorithm of cuDNN is deterministic.
+#include <string>
+#include <vector>
+
+#include "core/format.h"
+#include "extern/cudnn/cudnn_handle.h"
+#include "ops/conv2d/conv2d_cudnn_descriptors.h"
+#include "ops/conv2d/conv2d_def.h"
+#include "strategies/registry.h"
+
+// The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace opsched::conv2d {
+namespace {
+
+// Scaling factors: host floats, as cuDNN wants for f32, f16 and bf16 data alike.
+constexpr float kOne = 1.0f;
+constexpr float kZero = 0.0f;
+
+// The fused call runs identity only with this algorithm (cuDNN's documentation of
+// CUDNN_ACTIVATION_IDENTITY).
+constexpr cudnnConvolutionFwdAlgo_t kIdentityFusedAlgo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+
+// Which forward algorithms an implementation offers, of those cuDNN supports.
+using AlgoFilter = bool (*)(const Problem& p, cudnnConvolutionFwdAlgo_t algo);
+
+bool AnyAlgo(const Problem&, cudnnConvolutionFwdAlgo_t) { return true; }
+
+bool FusedAlgo(const Problem& p, cudnnConvolutionFwdAlgo_t algo) {
+  return p.act != Activation::kIdentity || algo == kIdentityFusedAlgo;
+}
+
+// The `algo` values of the space: the supported algorithms `keep` accepts (none when the
+// query fails; Applicable says why).
+std::vector<KnobValue> ForwardAlgoValues(const Workload& w, AlgoFilter keep) {
+  std::vector<KnobValue> values;
+  StatusOr<const AlgoQuery*> query = QueryAlgorithms(w);
+  if (!query.ok()) return values;
+  const Problem p = MakeProblem(w);
+  for (const SupportedAlgo<cudnnConvolutionFwdAlgo_t>& s : (*query)->forward) {
+    if (keep(p, s.algo)) values.emplace_back(std::string(AlgoName(s.algo)));
+  }
+  return values;
+}
+
+// The checks of Applicable shared by the forward implementations: a CUDA target, a
+// problem cuDNN can describe, and at least one supported algorithm that `keep` accepts.
+Status CheckForward(const Workload& w, const Target& target, AlgoFilter keep) {
+  if (target.kind != DeviceKind::kCuda) return absl::InvalidArgumentError("cuDNN needs a CUDA device");
+  OPSCHED_RETURN_IF_ERROR(CheckCudnnProblem(MakeProblem(w)));
+  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
+  if (query->forward.empty()) return absl::InvalidArgumentError("cuDNN supports no forward algorithm for this shape");
+  if (ForwardAlgoValues(w, keep).empty()) {
+    // Only the fused call's identity narrows the algorithms, to one.
+    return absl::InvalidArgumentError(fmt::format(
+        "the fused cuDNN call runs identity only with {}, which cuDNN does not support for this shape",
+        AlgoName(kIdentityFusedAlgo)));
+  }
+  return absl::OkStatus();
+}
+
+// The workspace of the config's algorithm; 0 when unknown (Run reports the error).
+size_t ForwardWorkspace(const Workload& w, const Config& config) {
+  StatusOr<std::string_view> name = config.GetString("algo");
+  if (!name.ok()) return 0;
+  StatusOr<cudnnConvolutionFwdAlgo_t> algo = ParseForwardAlgo(*name);
+  StatusOr<const AlgoQuery*> query = QueryAlgorithms(w);
+  if (!algo.ok() || !query.ok()) return 0;
+  return (*query)->Workspace(*algo).value_or(0);
+}
+
+// The config's algorithm, once it is known to be supported and the workspace given is
+// large enough for it.
+StatusOr<cudnnConvolutionFwdAlgo_t> CheckedForwardAlgo(const RunArgs& a) {
+  OPSCHED_ASSIGN_OR_RETURN(std::string_view name, a.config.GetString("algo"));
+  OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, ParseForwardAlgo(name));
+  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(a.workload));
+  const std::optional<size_t> needed = query->Workspace(algo);
+  if (!needed.has_value()) {
+    return absl::UnimplementedError(fmt::format("cuDNN does not support forward algorithm {} for this shape", name));
+  }
+  if (*needed > a.workspace_bytes) {
+    return absl::InternalError(
+        fmt::format("cuDNN forward algorithm {} needs {} bytes of workspace, {} given", name, *needed, a.workspace_bytes));
+  }
+  return algo;
+}
+
+cudaStream_t NativeStream(const RunArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
+
+// y = conv(x, w), overwriting y.
+Status ConvolutionForward(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                          cudnnConvolutionFwdAlgo_t algo, const RunArgs& a) {
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(handle, &kOne, d.x(), p.x, d.w(), p.wt, d.conv(), algo,
+                                                        a.workspace, a.workspace_bytes, &kZero, d.y(), p.y));
+  return absl::OkStatus();
+}
+
+// What the three implementations share: device, traits, the `algo` knob and its
+// workspace.
+class ForwardCudnnBase : public Implementation {
+ public:
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
+    return ForwardWorkspace(w, config);
+  }
+};
+
+class Conv2dCudnn : public ForwardCudnnBase {
+ public:
+  std::string_view op() const override { return "conv2d"; }
+  std::string_view name() const override { return "conv2d_cudnn"; }
+  Status Applicable(const Workload& w, const Target& target) const override {
+    return CheckForward(w, target, AnyAlgo);
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
+  }
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    CudnnDescriptors d;
+    OPSCHED_RETURN_IF_ERROR(d.Init(p));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    return ConvolutionForward(handle, d, p, algo, a);
+  }
+};
+
+// y = act(conv(x, w) + b) in one cuDNN call. The call computes
+// act(alpha1 * conv + alpha2 * z + bias); alpha2 = 0 with z = y leaves z out (checked
+// with cuDNN 9.19 on an H100: a NaN-filled y, as the tuner poisons outputs, does not
+// leak into the result).
+class Conv2dBiasActCudnn : public ForwardCudnnBase {
+ public:
+  std::string_view op() const override { return "conv2d_bias_act"; }
+  std::string_view name() const override { return "conv2d_bias_act_cudnn"; }
+  Status Applicable(const Workload& w, const Target& target) const override {
+    const Problem p = MakeProblem(w);
+    if (p.act != Activation::kRelu && p.act != Activation::kIdentity) {
+      return absl::InvalidArgumentError(fmt::format(
+          "cudnnConvolutionBiasActivationForward serves relu and identity, not {}", ActivationName(p.act)));
+    }
+    // cuDNN's fused bias is a packed [1,K,1,1] tensor.
+    if (p.k > 1 && p.b_stride != 1) return absl::InvalidArgumentError("the fused cuDNN call needs a contiguous b");
+    return CheckForward(w, target, FusedAlgo);
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace().Add("algo", ForwardAlgoValues(w, FusedAlgo));
+  }
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    CudnnDescriptors d;
+    OPSCHED_RETURN_IF_ERROR(d.Init(p));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
+    if (!FusedAlgo(p, algo)) {
+      return absl::UnimplementedError(
+          fmt::format("the fused cuDNN call runs identity only with {}", AlgoName(kIdentityFusedAlgo)));
+    }
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBiasActivationForward(
+        handle, &kOne, d.x(), p.x, d.w(), p.wt, d.conv(), algo, a.workspace, a.workspace_bytes, &kZero, d.y(), p.y,
+        d.bias(), p.b, d.act(), d.y(), p.y));
+    return absl::OkStatus();
+  }
+};
+
+// y = act(conv(x, w) + b) in three cuDNN calls on one stream: serves the activations and
+// algorithms the fused call refuses, at the cost of two more passes over y.
+class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase {
+ public:
+  std::string_view op() const override { return "conv2d_bias_act"; }
+  std::string_view name() const override { return "conv2d_bias_act_cudnn_unfused"; }
+  Status Applicable(const Workload& w, const Target& target) const override {
+    return CheckForward(w, target, AnyAlgo);
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
+  }
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    CudnnDescriptors d;
+    OPSCHED_RETURN_IF_ERROR(d.Init(p));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    OPSCHED_RETURN_IF_ERROR(ConvolutionForward(handle, d, p, algo, a));
+    // y = 1 * b (broadcast over n, p, q) + 1 * y.
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnAddTensor(handle, &kOne, d.bias(), p.b, &kOne, d.y(), p.y));
+    // cudnnActivationForward rejects identity (it exists for the fused call only), and
+    // identity has nothing left to do.
+    if (p.act == Activation::kIdentity) return absl::OkStatus();
+    // In place: cuDNN documents x == y with equal descriptors as supported.
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, d.act(), &kOne, d.y(), p.y, &kZero, d.y(), p.y));
+    return absl::OkStatus();
+  }
+};
+
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnn);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBiasActCudnn);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBiasActCudnnUnfused);
+
+}  // namespace
+}  // namespace opsched::conv2d

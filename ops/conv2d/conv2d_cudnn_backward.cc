@@ -1,0 +1,244 @@
+// The cuDNN backward extern (the legacy convolution API, still in cuDNN 9):
+// cudnnConvolutionBackwardData into dx and cudnnConvolutionBackwardFilter into dw.
+// Knobs: data_algo and filter_algo (the algorithms cuDNN supports for the workload) and
+// streams:
+//   1  both on the caller's stream, one after the other, sharing one workspace;
+//   2  the filter gradient on an auxiliary stream, concurrent with the data gradient
+//      (MXNet #14006's dual-stream backward): the two are independent, and either alone
+//      may leave the GPU partly idle on small shapes. Each has its own part of the
+//      workspace and its own cuDNN handle.
+// Two registrations, because traits are per implementation: conv2d_backward_cudnn offers
+// every algorithm and is non-deterministic; conv2d_backward_cudnn_deterministic leaves out
+// those cuDNN documents as non-deterministic (BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0 and
+// ALGO_3, which accumulate with atomics).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/format.h"
+#include "core/gpu/gpu_status.h"
+#include "extern/cudnn/cudnn_handle.h"
+#include "ops/conv2d/conv2d_cudnn_descriptors.h"
+#include "ops/conv2d/conv2d_def.h"
+#include "strategies/registry.h"
+
+// The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace opsched::conv2d {
+namespace {
+
+constexpr float kOne = 1.0f;
+constexpr float kZero = 0.0f;
+// Where the filter gradient's workspace starts after the data gradient's (streams=2).
+constexpr size_t kWorkspaceAlignment = 256;
+// The handle slot of the auxiliary stream (slot 0 is the caller's stream).
+constexpr int kAuxHandleSlot = 1;
+
+size_t AlignUp(size_t bytes) { return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
+
+// The names of the supported algorithms, less the non-deterministic ones when asked.
+template <typename Algo>
+std::vector<KnobValue> AlgoValues(const std::vector<SupportedAlgo<Algo>>& supported, bool deterministic_only) {
+  std::vector<KnobValue> values;
+  for (const SupportedAlgo<Algo>& s : supported) {
+    if (!deterministic_only || IsDeterministic(s.algo)) values.emplace_back(std::string(AlgoName(s.algo)));
+  }
+  return values;
+}
+
+// The chosen algorithms and the workspace each needs.
+struct BackwardPlan {
+  cudnnConvolutionBwdDataAlgo_t data_algo;
+  cudnnConvolutionBwdFilterAlgo_t filter_algo;
+  size_t data_bytes = 0;
+  size_t filter_bytes = 0;
+  int streams = 1;
+
+  // One workspace reused in turn, or two side by side.
+  size_t workspace_bytes() const {
+    return streams == 2 ? AlignUp(data_bytes) + filter_bytes : std::max(data_bytes, filter_bytes);
+  }
+};
+
+// The config's algorithms with their workspaces: Unimplemented when cuDNN does not
+// support one for this workload (or, for the deterministic implementation, when it is
+// a non-deterministic one), InvalidArgument for a malformed config.
+StatusOr<BackwardPlan> PlanFor(const Workload& w, const Config& config, bool deterministic_only) {
+  OPSCHED_ASSIGN_OR_RETURN(std::string_view data_name, config.GetString("data_algo"));
+  OPSCHED_ASSIGN_OR_RETURN(std::string_view filter_name, config.GetString("filter_algo"));
+  OPSCHED_ASSIGN_OR_RETURN(int64_t streams, config.GetInt("streams"));
+  if (streams != 1 && streams != 2) return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", streams));
+  BackwardPlan plan;
+  plan.streams = static_cast<int>(streams);
+  OPSCHED_ASSIGN_OR_RETURN(plan.data_algo, ParseBackwardDataAlgo(data_name));
+  OPSCHED_ASSIGN_OR_RETURN(plan.filter_algo, ParseBackwardFilterAlgo(filter_name));
+  if (deterministic_only && !(IsDeterministic(plan.data_algo) && IsDeterministic(plan.filter_algo))) {
+    return absl::UnimplementedError(
+        fmt::format("data_algo={} filter_algo={} is not deterministic", data_name, filter_name));
+  }
+  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
+  const std::optional<size_t> data_bytes = query->Workspace(plan.data_algo);
+  const std::optional<size_t> filter_bytes = query->Workspace(plan.filter_algo);
+  if (!data_bytes.has_value()) {
+    return absl::UnimplementedError(
+        fmt::format("cuDNN does not support backward data algorithm {} for this shape", data_name));
+  }
+  if (!filter_bytes.has_value()) {
+    return absl::UnimplementedError(
+        fmt::format("cuDNN does not support backward filter algorithm {} for this shape", filter_name));
+  }
+  plan.data_bytes = *data_bytes;
+  plan.filter_bytes = *filter_bytes;
+  return plan;
+}
+
+// The auxiliary stream of streams=2 with its fork and join events: one set per (thread,
+// device), made on first use and kept for the life of the process like the cuDNN
+// handles, so Run allocates nothing once warm and never destroys a stream that queued
+// work may still use.
+struct AuxStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fork = nullptr;  // recorded on the caller's stream: x, w, dy are ready
+  cudaEvent_t join = nullptr;  // recorded on the aux stream: dw is written
+};
+
+Status CreateAuxStream(AuxStream* aux) {
+  // Non-blocking: ordering with the caller's stream comes from the two events only, even
+  // when the caller uses the legacy default stream.
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&aux->stream, cudaStreamNonBlocking), "conv2d_backward_cudnn");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->fork, cudaEventDisableTiming), "conv2d_backward_cudnn");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->join, cudaEventDisableTiming), "conv2d_backward_cudnn");
+  return absl::OkStatus();
+}
+
+void DestroyAuxStream(const AuxStream& aux) {
+  if (aux.join != nullptr) cudaEventDestroy(aux.join);
+  if (aux.fork != nullptr) cudaEventDestroy(aux.fork);
+  if (aux.stream != nullptr) cudaStreamDestroy(aux.stream);
+}
+
+StatusOr<AuxStream> ThreadAuxStream() {
+  thread_local absl::flat_hash_map<int, AuxStream> streams;  // by device
+  int device = 0;
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "conv2d_backward_cudnn aux stream");
+  if (auto it = streams.find(device); it != streams.end()) return it->second;
+  AuxStream aux;
+  if (Status s = CreateAuxStream(&aux); !s.ok()) {
+    DestroyAuxStream(aux);  // nothing queued on a half-made set yet
+    return s;
+  }
+  streams.emplace(device, aux);
+  return aux;
+}
+
+Status BackwardData(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                    cudnnConvolutionBwdDataAlgo_t algo, void* workspace, size_t bytes) {
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(handle, &kOne, d.w(), p.wt, d.y(), p.y, d.conv(), algo,
+                                                             workspace, bytes, &kZero, d.dx(), p.dx));
+  return absl::OkStatus();
+}
+
+Status BackwardFilter(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                      cudnnConvolutionBwdFilterAlgo_t algo, void* workspace, size_t bytes) {
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardFilter(handle, &kOne, d.x(), p.x, d.y(), p.y, d.conv(), algo,
+                                                               workspace, bytes, &kZero, d.w(), p.dw));
+  return absl::OkStatus();
+}
+
+// streams=1: data then filter gradient on the caller's stream, one workspace in turn.
+Status RunSingleStream(const RunArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
+  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(static_cast<cudaStream_t>(a.stream.native())));
+  OPSCHED_RETURN_IF_ERROR(BackwardData(handle, d, p, plan.data_algo, a.workspace, plan.data_bytes));
+  return BackwardFilter(handle, d, p, plan.filter_algo, a.workspace, plan.filter_bytes);
+}
+
+// streams=2: the caller's stream forks to the aux stream (filter gradient) and joins it
+// again, so later work on the caller's stream sees dw and the workspace is free to
+// reuse once the caller's stream passes this point. No host synchronisation.
+Status RunDualStream(const RunArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
+  const auto main = static_cast<cudaStream_t>(a.stream.native());
+  OPSCHED_ASSIGN_OR_RETURN(const AuxStream aux, ThreadAuxStream());
+  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
+  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t aux_handle, cudnn::Handle(aux.stream, kAuxHandleSlot));
+  char* const workspace = static_cast<char*>(a.workspace);
+  void* const filter_workspace = plan.filter_bytes > 0 ? workspace + AlignUp(plan.data_bytes) : nullptr;
+
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.fork, main), "conv2d_backward_cudnn fork");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(aux.stream, aux.fork, 0), "conv2d_backward_cudnn fork");
+  const Status filter = BackwardFilter(aux_handle, d, p, plan.filter_algo, filter_workspace, plan.filter_bytes);
+  const Status data = BackwardData(main_handle, d, p, plan.data_algo, workspace, plan.data_bytes);
+  // Joined whatever happened above, so the caller's stream never runs ahead of work
+  // already queued on the aux stream.
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.join, aux.stream), "conv2d_backward_cudnn join");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(main, aux.join, 0), "conv2d_backward_cudnn join");
+  OPSCHED_RETURN_IF_ERROR(filter);
+  return data;
+}
+
+template <bool kDeterministicOnly>
+class Conv2dBackwardCudnn : public Implementation {
+ public:
+  std::string_view op() const override { return "conv2d_backward"; }
+  std::string_view name() const override {
+    return kDeterministicOnly ? "conv2d_backward_cudnn_deterministic" : "conv2d_backward_cudnn";
+  }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = kDeterministicOnly, .vendor_library = true};
+  }
+
+  Status Applicable(const Workload& w, const Target& target) const override {
+    if (target.kind != DeviceKind::kCuda) return absl::InvalidArgumentError("cuDNN needs a CUDA device");
+    OPSCHED_RETURN_IF_ERROR(CheckCudnnProblem(MakeProblem(w)));
+    OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
+    const std::string_view which = kDeterministicOnly ? "deterministic " : "";
+    if (AlgoValues(query->backward_data, kDeterministicOnly).empty()) {
+      return absl::InvalidArgumentError(fmt::format("cuDNN supports no {}backward data algorithm for this shape", which));
+    }
+    if (AlgoValues(query->backward_filter, kDeterministicOnly).empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("cuDNN supports no {}backward filter algorithm for this shape", which));
+    }
+    return absl::OkStatus();
+  }
+
+  // No algorithm values when the query fails; Applicable says why.
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    std::vector<KnobValue> data, filter;
+    if (StatusOr<const AlgoQuery*> query = QueryAlgorithms(w); query.ok()) {
+      data = AlgoValues((*query)->backward_data, kDeterministicOnly);
+      filter = AlgoValues((*query)->backward_filter, kDeterministicOnly);
+    }
+    return ConfigSpace()
+        .Add("data_algo", std::move(data))
+        .Add("filter_algo", std::move(filter))
+        .AddInts("streams", {1, 2});
+  }
+
+  size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
+    StatusOr<BackwardPlan> plan = PlanFor(w, config, kDeterministicOnly);
+    return plan.ok() ? plan->workspace_bytes() : 0;  // Run reports the error
+  }
+
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    CudnnDescriptors d;
+    OPSCHED_RETURN_IF_ERROR(d.Init(p));
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardPlan plan, PlanFor(a.workload, a.config, kDeterministicOnly));
+    if (plan.workspace_bytes() > a.workspace_bytes) {
+      return absl::InternalError(fmt::format("conv2d_backward_cudnn needs {} bytes of workspace, {} given",
+                                             plan.workspace_bytes(), a.workspace_bytes));
+    }
+    return plan.streams == 2 ? RunDualStream(a, d, p, plan) : RunSingleStream(a, d, p, plan);
+  }
+};
+
+using Conv2dBackwardCudnnAny = Conv2dBackwardCudnn<false>;
+using Conv2dBackwardCudnnDeterministic = Conv2dBackwardCudnn<true>;
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnAny);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnDeterministic);
+
+}  // namespace
+}  // namespace opsched::conv2d

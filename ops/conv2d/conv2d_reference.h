@@ -1,0 +1,37 @@
+// The conv2d family's float64 reference and the error bound its check allows.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "core/host_tensor.h"
+#include "core/status.h"
+#include "ops/conv2d/conv2d_params.h"
+
+namespace opsched::conv2d {
+
+// The outputs of `problem` (a canonical workload's; its pointers are ignored) on `inputs`, in
+// float64, each row-major in its layout. With `magnitudes`, each output element is
+// instead the sum of the magnitudes of the products (and bias) it accumulates.
+StatusOr<std::vector<std::vector<double>>> ReferenceOutputs(const Problem& problem, const std::vector<HostTensor>& inputs,
+                                                            bool magnitudes);
+
+// The most terms one element of `output` ("y", "dx" or "dw") sums.
+int64_t TermsOf(const Problem& problem, std::string_view output);
+
+// |got - want| <= per_magnitude * sum|products| + relative * |want| + absolute.
+//  - accumulation in f32 in any order: Higham's gamma_T = T u / (1 - T u), doubled to
+//    leave room for transform-based algorithms (Winograd, FFT) whose intermediate
+//    roundings are not per product;
+//  - tf32: each product's two inputs rounded to a 10-bit mantissa (2^-10 each, which
+//    covers truncation as well as rounding);
+//  - the output's own rounding (f16, bf16) and the activation's f32 evaluation.
+struct ErrorBound {
+  double per_magnitude = 0;
+  double relative = 0;
+  double absolute = 0;
+  double Tolerance(double magnitude, double want) const;
+};
+ErrorBound BoundFor(const Problem& problem, DType output, int64_t terms);
+
+}  // namespace opsched::conv2d

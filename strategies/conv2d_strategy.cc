@@ -1,0 +1,121 @@
+// The conv2d family's strategies: which implementation and config to use without
+// records. A rule whose implementation does not apply (f16 for own kernels, a cuDNN
+// algorithm this shape does not support, ...) passes to the next; an illegal default
+// config becomes the closest legal one.
+//
+// conv2d and conv2d_bias_act (same table, the op's own implementation names):
+//  priority  implementation                    when                                    default config
+//  50        *_cuda_direct                     C/G*R*S <= 64 (few channels: the C=1    block=128, channels_per_thread=K/G up to 8
+//                                              first layer of an MNIST net)
+//  40        conv2d_cudnn / _bias_act_cudnn    any GPU workload (relu or identity for  algo=implicit_precomp_gemm
+//                                              the fused bias + activation)
+//  35        conv2d_bias_act_cudnn_unfused     conv2d_bias_act (sigmoid, tanh)         algo=implicit_precomp_gemm
+//  30        *_cuda_implicit_gemm              any GPU workload (f32)                  closest legal tile
+//  20        *_cuda_im2col_gemm                any GPU workload (f32)                  images=1
+//  20        *_cpu_im2col_gemm                 CPU, >= 2^20 multiply-adds              threads=all
+//  10        *_cpu_direct                      CPU                                     threads=all
+//
+// conv2d_backward:
+//  40        conv2d_backward_cudnn             any GPU workload                        data_algo=algo_1 filter_algo=algo_1 streams=1
+//  35        conv2d_backward_cudnn_deterministic  (deterministic dispatch)             the same
+//  30        conv2d_backward_cuda_gemm         any GPU workload (f32)                  images=1 streams=1
+//  20        conv2d_backward_cpu_im2col_gemm   CPU, >= 2^20 multiply-adds              threads=all
+//  10        conv2d_backward_cpu_direct        CPU                                     threads=all
+//
+// Two streams cost a second workspace (MXNet #14006): without a record the backward
+// runs on one stream; the tuner picks two where they pay, under --memory-budget.
+#include <algorithm>
+#include <string>
+
+#include "ops/conv2d/conv2d_def.h"
+#include "strategies/registry.h"
+
+namespace opsched {
+namespace {
+
+using conv2d::Kind;
+using conv2d::MakeProblem;
+
+Config AllThreads(const Workload&, const Target& t) {
+  int64_t threads = 1;
+  while (threads * 2 <= t.sm_count) threads *= 2;
+  Config c;
+  c.Set("threads", threads);
+  return c;
+}
+
+double MultiplyAdds(const Workload& w) {
+  const conv2d::Problem p = MakeProblem(w);
+  return static_cast<double>(p.n) * p.k * p.p * p.q * p.reduction_length();
+}
+
+bool Large(const Workload& w, const Target& t) { return OnCpu(t) && MultiplyAdds(w) >= (1 << 20); }
+bool Gpu(const Workload&, const Target& t) { return OnGpu(t); }
+
+Config Algo(const char* algo) {
+  Config c;
+  c.Set("algo", std::string(algo));
+  return c;
+}
+
+std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
+  const std::string op(conv2d::OpName(kind));
+  std::vector<StrategyRule> rules = {
+      {50, op + "_cuda_direct", "C/G*R*S <= 64 (few channels)",
+       [](const Workload& w, const Target& t) { return OnGpu(t) && MakeProblem(w).reduction_length() <= 64; },
+       [](const Workload& w, const Target&) {
+         Config c;
+         c.Set("block", 128);
+         c.Set("channels_per_thread", std::min<int64_t>(8, MakeProblem(w).filters_per_group()));
+         return c;
+       }},
+      {40, op + "_cudnn", "any GPU workload", Gpu,
+       [](const Workload&, const Target&) { return Algo("implicit_precomp_gemm"); }},
+      {30, op + "_cuda_implicit_gemm", "any GPU workload (f32)", Gpu, nullptr},
+      {20, op + "_cuda_im2col_gemm", "any GPU workload (f32)", Gpu,
+       [](const Workload&, const Target&) {
+         Config c;
+         c.Set("images", 1);
+         return c;
+       }},
+      {20, op + "_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, AllThreads},
+      {10, op + "_cpu_direct", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); }, AllThreads},
+  };
+  if (kind == Kind::kBiasActivation) {
+    rules.push_back({35, "conv2d_bias_act_cudnn_unfused", "any GPU workload (sigmoid, tanh)", Gpu,
+                     [](const Workload&, const Target&) { return Algo("implicit_precomp_gemm"); }});
+  }
+  return std::make_unique<Strategy>(op, std::move(rules));
+}
+
+std::unique_ptr<Strategy> MakeBackwardStrategy() {
+  auto cudnn_default = [](const Workload&, const Target&) {
+    Config c;
+    c.Set("data_algo", std::string("algo_1"));
+    c.Set("filter_algo", std::string("algo_1"));
+    c.Set("streams", 1);
+    return c;
+  };
+  std::vector<StrategyRule> rules = {
+      {40, "conv2d_backward_cudnn", "any GPU workload", Gpu, cudnn_default},
+      {35, "conv2d_backward_cudnn_deterministic", "any GPU workload (deterministic dispatch)", Gpu, cudnn_default},
+      {30, "conv2d_backward_cuda_gemm", "any GPU workload (f32)", Gpu,
+       [](const Workload&, const Target&) {
+         Config c;
+         c.Set("images", 1);
+         c.Set("streams", 1);
+         return c;
+       }},
+      {20, "conv2d_backward_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, AllThreads},
+      {10, "conv2d_backward_cpu_direct", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); },
+       AllThreads},
+  };
+  return std::make_unique<Strategy>("conv2d_backward", std::move(rules));
+}
+
+OPSCHED_REGISTER_STRATEGY(MakeForwardStrategy(Kind::kForward));
+OPSCHED_REGISTER_STRATEGY(MakeForwardStrategy(Kind::kBiasActivation));
+OPSCHED_REGISTER_STRATEGY(MakeBackwardStrategy());
+
+}  // namespace
+}  // namespace opsched

@@ -1,0 +1,462 @@
+// Every conv2d-family implementation (forward, fused bias + activation, backward data and
+// filter) against the float64 reference: a randomised sweep of shapes, strides, paddings,
+// dilations and groups (depthwise included) in both layouts, every activation, both math
+// modes, f16/bf16, non-contiguous inputs, empty batches and single elements; the
+// Runtime's Conv2d, Conv2dBiasActivation and Conv2dBackward; validation errors. Runs on
+// the CPU, and on the GPU when there is one (cuDNN algorithms a shape does not support
+// are left out of the space, so every config listed must run and be right).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "core/format.h"
+#include "core/gpu/gpu_backend.h"
+#include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_reference.h"
+#include "opsched/runtime.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/test_util.h"
+#include "tuner/trial.h"
+
+namespace opsched {
+namespace {
+
+using testing::ApplicableImplementations;
+using testing::CheckAllImplementations;
+
+// One convolution's sizes and attributes; Line() writes the workload line of an op.
+struct Shape {
+  int64_t n, c, h, w, k, r, s;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1, groups = 1;
+  bool nhwc = false;
+
+  int64_t P() const { return conv2d::OutputSize(h, r, stride_h, pad_h, dil_h); }
+  int64_t Q() const { return conv2d::OutputSize(w, s, stride_w, pad_w, dil_w); }
+  std::string Dims4(int64_t a, int64_t b, int64_t c2, int64_t d) const {
+    return nhwc ? fmt::format("{},{},{},{}", a, c2, d, b) : fmt::format("{},{},{},{}", a, b, c2, d);
+  }
+  std::string Line(const std::string& op, const std::string& dtype, const std::string& extra = "") const {
+    std::string line = fmt::format("{} x={}[{}] w={}[{}]", op, dtype, Dims4(n, c, h, w), dtype, Dims4(k, c / groups, r, s));
+    if (op == "conv2d_bias_act") line += fmt::format(" b={}[{}]", dtype, k);
+    if (op == "conv2d_backward") line += fmt::format(" dy={}[{}]", dtype, Dims4(n, k, P(), Q()));
+    line += fmt::format(" stride={},{} pad={},{} dilation={},{} groups={} layout={}", stride_h, stride_w, pad_h,
+                        pad_w, dil_h, dil_w, groups, nhwc ? "nhwc" : "nchw");
+    return line + extra;
+  }
+};
+
+// A random legal shape; small enough for the CPU reference on two cores.
+Shape RandomShape(std::mt19937_64& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Shape s{};
+  s.groups = std::vector<int64_t>{1, 1, 2, 3}[pick(0, 3)];
+  s.c = s.groups * pick(1, 4);
+  s.k = s.groups * pick(1, 4);
+  if (pick(0, 5) == 0) {  // depthwise
+    s.groups = s.c;
+    s.k = s.c * pick(1, 2);
+  }
+  s.n = pick(1, 3);
+  s.r = pick(1, 4);
+  s.s = pick(1, 4);
+  s.stride_h = pick(1, 3);
+  s.stride_w = pick(1, 3);
+  s.pad_h = pick(0, 2);
+  s.pad_w = pick(0, 2);
+  s.dil_h = pick(1, 2);
+  s.dil_w = pick(1, 2);
+  s.h = pick(1, 9) + s.dil_h * (s.r - 1);
+  s.w = pick(1, 9) + s.dil_w * (s.s - 1);
+  s.nhwc = pick(0, 1) == 1;
+  return s;
+}
+
+class Conv2dTest : public ::testing::TestWithParam<DeviceKind> {
+ protected:
+  void SetUp() override {
+    if (GetParam() != DeviceKind::kCpu) OPSCHED_REQUIRE_GPU();
+    target_ = GetParam() == DeviceKind::kCpu ? CpuTarget() : *QueryTarget(Device{gpu::BackendKind(), 0});
+  }
+  Workload Canonical(const std::string& line) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return w.ok() ? *w : Workload();
+  }
+  Status CheckLine(const std::string& line, size_t configs, int* runs) {
+    return CheckWorkload(Canonical(line), configs, runs);
+  }
+  Status CheckWorkload(const Workload& w, size_t configs, int* runs) {
+    TrialOptions options;
+    options.seed = rng_();
+    return Annotate(CheckAllImplementations(registry_, w, target_, options, configs, rng_, runs), w.ToString());
+  }
+  const Registry& registry_ = Registry::Global();
+  Target target_;
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+TEST_P(Conv2dTest, RandomisedSweepOfShapesStridesPaddingsDilationsGroupsAndLayouts) {
+  int runs = 0;
+  const char* ops[] = {"conv2d", "conv2d_bias_act", "conv2d_backward"};
+  const char* acts[] = {"identity", "relu", "sigmoid", "tanh"};
+  for (int trial = 0; trial < 36; ++trial) {
+    const Shape s = RandomShape(rng_);
+    const std::string op = ops[trial % 3];
+    const std::string extra = op == "conv2d_bias_act" ? fmt::format(" act={}", acts[trial / 3 % 4]) : "";
+    OPSCHED_ASSERT_OK(CheckLine(s.Line(op, "f32", extra), 4, &runs));
+  }
+  std::printf("%d checked runs\n", runs);
+  EXPECT_GT(runs, 36);
+}
+
+TEST_P(Conv2dTest, MathModesAndHalfTypes) {
+  int runs = 0;
+  Shape s{2, 6, 9, 7, 5, 3, 3};
+  s.pad_h = s.pad_w = 1;
+  for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
+    const std::string act = std::string(op) == "conv2d_bias_act" ? " act=relu" : "";
+    OPSCHED_ASSERT_OK(CheckLine(s.Line(op, "f32", " math=tf32" + act), 4, &runs));
+    OPSCHED_ASSERT_OK(CheckLine(s.Line(op, "f16", act), 4, &runs));
+    OPSCHED_ASSERT_OK(CheckLine(s.Line(op, "bf16", act), 4, &runs));
+    s.nhwc = !s.nhwc;
+  }
+  EXPECT_GE(runs, 9);
+}
+
+TEST_P(Conv2dTest, FewChannelsAndResNetLikeShapes) {
+  int runs = 0;
+  // The MNIST net's first layers (batch cut down) and small ResNet-like blocks: 1x1,
+  // 3x3 and a strided 7x7 stem, NCHW and NHWC.
+  for (const Shape& s : {
+           Shape{4, 1, 28, 28, 16, 3, 3, 1, 1, 1, 1},
+           Shape{2, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1},
+           Shape{2, 32, 7, 7, 16, 1, 1},
+           Shape{1, 3, 20, 20, 8, 7, 7, 2, 2, 3, 3},
+           Shape{2, 8, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 8},  // depthwise
+       }) {
+    for (bool nhwc : {false, true}) {
+      Shape v = s;
+      v.nhwc = nhwc;
+      OPSCHED_ASSERT_OK(CheckLine(v.Line("conv2d", "f32"), 6, &runs));
+      OPSCHED_ASSERT_OK(CheckLine(v.Line("conv2d_bias_act", "f32", " act=relu"), 6, &runs));
+      OPSCHED_ASSERT_OK(CheckLine(v.Line("conv2d_backward", "f32"), 6, &runs));
+    }
+  }
+  EXPECT_GT(runs, 30);
+}
+
+TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
+  int runs = 0;
+  for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
+    OPSCHED_ASSERT_OK(CheckLine(Shape{0, 3, 5, 5, 2, 3, 3}.Line(op, "f32"), 3, &runs));  // no images: dw is 0
+    OPSCHED_ASSERT_OK(CheckLine(Shape{1, 1, 1, 1, 1, 1, 1}.Line(op, "f32"), 3, &runs));
+    Shape odd{1, 1, 1, 1, 1, 3, 3};  // one pixel, a 3x3 window over its padding
+    odd.pad_h = odd.pad_w = 1;
+    OPSCHED_ASSERT_OK(CheckLine(odd.Line(op, "f32"), 3, &runs));
+  }
+  EXPECT_GT(runs, 9);
+}
+
+TEST_P(Conv2dTest, NonContiguousInputs) {
+  int runs = 0;
+  // x [2,3,6,5] NCHW read from NHWC storage, w [4,3,3,3] read from a [4,3,3,3]-in-KRSC
+  // buffer, dy as every other element of a wider buffer.
+  const Dims x_strides = {90, 1, 15, 3};
+  const Dims w_strides = {27, 1, 9, 3};
+  for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
+    Workload w{std::string(op)};
+    w.SetTensor("x", *TensorDesc::Strided(DType::kF32, {2, 3, 6, 5}, x_strides));
+    w.SetTensor("w", *TensorDesc::Strided(DType::kF32, {4, 3, 3, 3}, w_strides));
+    if (std::string(op) == "conv2d_bias_act") w.SetTensor("b", *TensorDesc::Strided(DType::kF32, {4}, {3}));
+    if (std::string(op) == "conv2d_backward") {
+      w.SetTensor("dy", *TensorDesc::Strided(DType::kF32, {2, 4, 6, 5}, {240, 60, 10, 2}));
+    }
+    w.SetAttr("pad", Dims{1, 1});
+    OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
+    OPSCHED_ASSERT_OK(CheckWorkload(w, 4, &runs));
+  }
+  EXPECT_GE(runs, 3);
+}
+
+// Runs the Runtime entry point `call` on `line`'s trial tensors and checks every output.
+template <typename Call>
+void CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& w, Call&& call) {
+  TrialOptions options;
+  options.seed = 5;
+  auto trial = Trial::Create(registry, w, target, options);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  const std::vector<Tensor>& t = (*trial)->tensors();
+  OPSCHED_ASSERT_OK(call(t, (*trial)->stream()));
+  std::vector<HostTensor> outputs;
+  const size_t inputs = t.size() - (*trial)->outputs().size();
+  for (size_t i = inputs; i < t.size(); ++i) {
+    HostTensor out((*trial)->outputs()[i - inputs].desc());
+    if (t[i].device.is_cpu()) {
+      std::memcpy(out.data(), t[i].data, out.storage_bytes());
+    } else {
+      OPSCHED_ASSERT_OK(gpu::MemcpyAsync(out.data(), t[i].data, out.storage_bytes(), (*trial)->stream().native()));
+    }
+    outputs.push_back(std::move(out));
+  }
+  if (!t[0].device.is_cpu()) OPSCHED_ASSERT_OK(gpu::StreamSynchronize((*trial)->stream().native()));
+  auto reference = (*trial)->Reference();
+  ASSERT_TRUE(reference.ok());
+  OPSCHED_ASSERT_OK(Annotate((*trial)->op().Check(w, (*trial)->inputs(), outputs, **reference, true, nullptr),
+                             w.ToString()));
+}
+
+TEST_P(Conv2dTest, RuntimeServesConv2dBiasActivationAndBackward) {
+  RuntimeOptions o;
+  o.target = target_;
+  auto rt = Runtime::Create(o);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  Runtime& runtime = **rt;
+  Conv2dParams params;
+  params.stride[0] = 2;
+  params.pad[0] = params.pad[1] = 1;
+  params.groups = 2;
+  Shape s{3, 4, 11, 8, 6, 3, 3, 2, 1, 1, 1, 1, 1, 2};
+  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d", "f32")),
+                   [&](const std::vector<Tensor>& t, const Stream& st) {
+                     return runtime.Conv2d(t[0], t[1], t[2], params, st);
+                   });
+  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_bias_act", "f32", " act=tanh")),
+                   [&](const std::vector<Tensor>& t, const Stream& st) {
+                     return runtime.Conv2dBiasActivation(t[0], t[1], t[2], t[3], params, Activation::kTanh, st);
+                   });
+  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_backward", "f32")),
+                   [&](const std::vector<Tensor>& t, const Stream& st) {
+                     return runtime.Conv2dBackward(t[0], t[1], t[2], t[3], t[4], nullptr, params, st);
+                   });
+  // NHWC, and the bias gradient through the reduce family.
+  Conv2dParams nhwc;
+  nhwc.layout = ConvLayout::kNhwc;
+  Shape v{2, 3, 6, 6, 5, 1, 1};
+  v.nhwc = true;
+  auto trial = Trial::Create(registry_, Canonical(v.Line("conv2d_backward", "f32")), target_, TrialOptions{});
+  ASSERT_TRUE(trial.ok());
+  const std::vector<Tensor>& t = (*trial)->tensors();
+  Buffer db_buffer;
+  auto db_or = Buffer::Allocate(t[0].device, 5 * sizeof(float));
+  ASSERT_TRUE(db_or.ok());
+  db_buffer = *std::move(db_or);
+  Tensor db{TensorDesc::Contiguous(DType::kF32, {5}), db_buffer.data(), t[0].device};
+  OPSCHED_ASSERT_OK(runtime.Conv2dBackward(t[0], t[1], t[2], t[3], t[4], &db, nhwc, (*trial)->stream()));
+  float got[5];
+  if (t[0].device.is_cpu()) {
+    std::memcpy(got, db.data, sizeof got);
+  } else {
+    OPSCHED_ASSERT_OK(gpu::MemcpyAsync(got, db.data, sizeof got, (*trial)->stream().native()));
+    OPSCHED_ASSERT_OK(gpu::StreamSynchronize((*trial)->stream().native()));
+  }
+  const HostTensor& dy = (*trial)->inputs()[2];
+  for (int64_t k = 0; k < 5; ++k) {
+    double want = 0, magnitude = 0;
+    for (int64_t i = k; i < dy.desc().numel(); i += 5) {
+      want += dy.Get(i);
+      magnitude += std::abs(dy.Get(i));
+    }
+    EXPECT_NEAR(got[k], want, 1e-6 * magnitude + 1e-7) << "db[" << k << "]";
+  }
+  // A y of the wrong shape: an error before any launch, naming the tensor.
+  Tensor wrong = t[3];
+  wrong.desc = TensorDesc::Contiguous(DType::kF32, {2, 6, 6, 4});
+  Status bad = runtime.Conv2dBackward(t[0], t[1], t[2], wrong, t[4], nullptr, nhwc, (*trial)->stream());
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("tensor 3"), std::string::npos) << bad;
+}
+
+TEST_P(Conv2dTest, CudnnAlgorithmsAreConfigsAndTwoStreamsCostASecondWorkspace) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "cuDNN runs on the GPU only";
+  const Workload w = Canonical(Shape{4, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1}.Line("conv2d_backward", "f32"));
+  const Implementation* impl = registry_.FindImplementation("conv2d_backward_cudnn");
+  ASSERT_NE(impl, nullptr);
+  OPSCHED_ASSERT_OK(impl->Applicable(w, target_));
+  const ConfigSpace space = impl->Space(w, target_);
+  size_t one = 0, two = 0, both = 0;
+  for (const Config& c : space.Enumerate()) {
+    (c.GetInt("streams", 1) == 2 ? two : one) += 1;
+    Config single = c;
+    single.Set("streams", 1);
+    if (c.GetInt("streams", 1) == 2 && space.Contains(single)) {
+      ++both;
+      EXPECT_GE(impl->WorkspaceBytes(w, c), impl->WorkspaceBytes(w, single)) << c.ToString();
+    }
+  }
+  EXPECT_GT(one, 1u);
+  EXPECT_EQ(one, two);
+  EXPECT_EQ(both, two);
+  const Implementation* forward = registry_.FindImplementation("conv2d_cudnn");
+  ASSERT_NE(forward, nullptr);
+  const Workload f = Canonical(Shape{4, 16, 14, 14, 16, 3, 3, 1, 1, 1, 1}.Line("conv2d", "f32"));
+  EXPECT_GT(forward->Space(f, target_).Enumerate().size(), 2u) << "cuDNN forward algorithms as configs";
+}
+
+TEST(Conv2dWorkloadTest, CanonicalFormAndValidationErrors) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical("conv2d x=f32[32,64,56,56] w=f32[64,64,3,3] pad=1");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->ToString(),
+            "conv2d x=f32[32,64,56,56] w=f32[64,64,3,3] stride=1,1 pad=1,1 dilation=1,1 groups=1 layout=nchw "
+            "math=fp32");
+  w = Registry::Global().ParseCanonical(
+      "conv2d_bias_act x=f32[128,28,28,1] w=f32[16,3,3,1] b=f32[16] act=relu pad=1,1 layout=nhwc");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->ToString(),
+            "conv2d_bias_act x=f32[128,28,28,1] w=f32[16,3,3,1] b=f32[16] stride=1,1 pad=1,1 dilation=1,1 groups=1 "
+            "layout=nhwc math=fp32 act=relu");
+  EXPECT_EQ(conv2d::MakeProblem(*w).p, 28);
+  struct Bad {
+    const char* line;
+    const char* message;
+  };
+  for (const Bad& bad : {
+           Bad{"conv2d x=f32[1,4,8,8]", "needs tensors x, w"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[2,3,3,3]", "w f32[2,3,3,3] has 3 input channels per filter"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[3,2,3,3] groups=2", "groups=2 must divide the 4 input channels and the 3"},
+           Bad{"conv2d x=f32[1,4,2,2] w=f32[2,4,3,3]", "the 3x3 filter (dilation 1,1) does not fit the 2x2 input"},
+           Bad{"conv2d x=f16[1,4,8,8] w=f32[2,4,3,3]", "w is f32 but x is f16"},
+           Bad{"conv2d x=i32[1,4,8,8] w=i32[2,4,3,3]", "x is i32, expected f32, f16 or bf16"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[2,4,3,3] stride=0", "stride 0 must be at least 1"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[2,4,3,3] pad=1,2,3", "pad takes one or two values"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[2,4,3,3] layout=chwn", "unknown layout 'chwn'"},
+           Bad{"conv2d x=f16[1,4,8,8] w=f16[2,4,3,3] math=tf32", "math=tf32 applies to f32 tensors"},
+           Bad{"conv2d x=f32[1,4,8,8] w=f32[2,4,3,3] act=relu", "unknown attribute 'act'"},
+           Bad{"conv2d_bias_act x=f32[1,4,8,8] w=f32[2,4,3,3] b=f32[3]", "b is f32[3], expected [2]"},
+           Bad{"conv2d_bias_act x=f32[1,4,8,8] w=f32[2,4,3,3] b=f32[2] act=gelu", "unknown act 'gelu'"},
+           Bad{"conv2d_backward x=f32[1,4,8,8] w=f32[2,4,3,3] dy=f32[1,2,8,8]", "dy is f32[1,2,8,8], expected [1,2,6,6]"},
+           Bad{"conv2d x=f32[4,8,8] w=f32[2,4,3,3]", "x is f32[4,8,8], expected rank 4"},
+       }) {
+    StatusOr<Workload> parsed = Registry::Global().ParseCanonical(bad.line);
+    ASSERT_FALSE(parsed.ok()) << bad.line;
+    EXPECT_NE(parsed.status().message().find(bad.message), std::string::npos)
+        << bad.line << " gave " << parsed.status();
+  }
+}
+
+TEST(Conv2dCheckTest, AWrongResultIsCaught) {
+  // The check must fail an output that misses one product of one element.
+  const Target cpu = CpuTarget();
+  StatusOr<Workload> w = Registry::Global().ParseCanonical("conv2d x=f32[2,3,6,6] w=f32[4,3,3,3] pad=1,1");
+  ASSERT_TRUE(w.ok());
+  TrialOptions options;
+  options.seed = 3;
+  auto trial = Trial::Create(Registry::Global(), *w, cpu, options);
+  ASSERT_TRUE(trial.ok());
+  const Implementation* impl = Registry::Global().FindImplementation("conv2d_cpu_direct");
+  ASSERT_NE(impl, nullptr);
+  Config c;
+  c.Set("threads", 1);
+  OPSCHED_ASSERT_OK((*trial)->Run(*impl, c));
+  OPSCHED_ASSERT_OK((*trial)->Check(*impl));
+  auto reference = (*trial)->Reference();
+  ASSERT_TRUE(reference.ok());
+  std::vector<HostTensor> outputs = (*trial)->outputs();
+  const HostTensor& x = (*trial)->inputs()[0];
+  const HostTensor& f = (*trial)->inputs()[1];
+  // y[0,0,2,2] without its x[0,0,2,2] * w[0,0,1,1] term.
+  const int64_t y_index = 2 * 6 + 2, x_index = 2 * 6 + 2, w_index = 1 * 3 + 1;
+  outputs[0].Set(y_index, outputs[0].Get(y_index) - x.Get(x_index) * f.Get(w_index));
+  EXPECT_FALSE((*trial)->op().Check(*w, (*trial)->inputs(), outputs, **reference, true, nullptr).ok());
+}
+
+// The float64 reference's outputs for `line` with inputs set by `fill(input index, element)`.
+std::vector<std::vector<double>> ReferenceOf(const std::string& line,
+                                             const std::function<double(size_t, int64_t)>& fill) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+  EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+  std::vector<HostTensor> inputs;
+  for (const TensorArg& t : w->tensors()) inputs.emplace_back(t.desc);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (int64_t e = 0; e < inputs[i].desc().numel(); ++e) inputs[i].Set(e, fill(i, e));
+  }
+  StatusOr<std::vector<std::vector<double>>> out =
+      conv2d::ReferenceOutputs(conv2d::MakeProblem(*w), inputs, false);
+  EXPECT_TRUE(out.ok());
+  return *out;
+}
+
+TEST(Conv2dReferenceTest, KnownAnswersForStridePaddingDilationAndGroups) {
+  // x = 0..15 in a 4x4 image, w = [[1,2],[3,4]], stride 2, pad 1: cross-correlation as
+  // torch.nn.functional.conv2d computes it (worked by hand).
+  std::vector<std::vector<double>> y = ReferenceOf(
+      "conv2d x=f32[1,1,4,4] w=f32[1,1,2,2] stride=2 pad=1",
+      [](size_t i, int64_t e) { return i == 0 ? double(e) : double(e + 1); });
+  EXPECT_EQ(y[0], (std::vector<double>{0, 11, 9, 40, 84, 40, 24, 41, 15}));
+  // Dilation 2 over a 3x3 image, 2 groups of one channel: filter k reads channel k.
+  y = ReferenceOf("conv2d x=f32[1,2,3,3] w=f32[2,1,2,2] dilation=2 groups=2", [](size_t i, int64_t e) {
+    if (i == 0) return e < 9 ? double(e) : double(e + 1);  // channel 0: 0..8, channel 1: 10..18
+    const double w[8] = {1, 1, 1, 1, 1, -1, 0, 2};
+    return w[e];
+  });
+  EXPECT_EQ(y[0], (std::vector<double>{0 + 2 + 6 + 8, 10 - 12 + 0 + 2 * 18}));
+  // Bias then activation: relu(conv + b) with the conv above's first filter.
+  y = ReferenceOf("conv2d_bias_act x=f32[1,1,3,3] w=f32[2,1,2,2] b=f32[2] dilation=2 act=relu",
+                  [](size_t i, int64_t e) {
+                    if (i == 0) return double(e);
+                    if (i == 1) return e < 4 ? 1.0 : -1.0;
+                    return e == 0 ? 0.5 : 3.0;
+                  });
+  EXPECT_EQ(y[0], (std::vector<double>{16.5, 0.0}));  // 16 + 0.5, relu(-16 + 3)
+}
+
+TEST(Conv2dReferenceTest, BackwardIsTheAdjointOfForward) {
+  // For y = conv(x, w): <dy, y> = <dx, x> = <dw, w> whatever dy is. This ties the
+  // backward loops to the forward ones, stride, padding, dilation and groups included.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> value(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Shape s = RandomShape(rng);
+    std::vector<std::vector<double>> data(3);
+    auto fill = [&](size_t i, int64_t e) {
+      if (data[i].size() <= static_cast<size_t>(e)) data[i].resize(e + 1);
+      return data[i][e] = static_cast<float>(value(rng));  // f32 tensors hold f32 values
+    };
+    const std::vector<std::vector<double>> back = ReferenceOf(s.Line("conv2d_backward", "f32"), fill);
+    const std::vector<double> x = data[0], w = data[1], dy = data[2];
+    const std::vector<std::vector<double>> y =
+        ReferenceOf(s.Line("conv2d", "f32"), [&](size_t i, int64_t e) { return i == 0 ? x[e] : w[e]; });
+    auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+      double sum = 0;
+      for (size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+      return sum;
+    };
+    const double forward = dot(dy, y[0]);
+    const std::string where = s.Line("conv2d_backward", "f32");
+    EXPECT_NEAR(dot(back[0], x), forward, 1e-9 * (1 + std::abs(forward))) << where;
+    EXPECT_NEAR(dot(back[1], w), forward, 1e-9 * (1 + std::abs(forward))) << where;
+  }
+}
+
+TEST(Conv2dReferenceTest, LayoutsAgree) {
+  // The same logical tensors in NCHW and NHWC give the same logical outputs.
+  Shape s{2, 4, 7, 6, 6, 3, 2, 2, 1, 1, 0, 1, 2, 2};
+  Shape t = s;
+  t.nhwc = true;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> value(-1, 1);
+  std::vector<double> x(2 * 4 * 7 * 6), w(6 * 2 * 3 * 2), dy;
+  for (double& v : x) v = static_cast<float>(value(rng));
+  for (double& v : w) v = static_cast<float>(value(rng));
+  // Logical (n,c,h,w) element e of an NCHW tensor, read from its NHWC storage.
+  auto nhwc_index = [](int64_t e, int64_t c, int64_t h, int64_t wd) {
+    const int64_t n = e / (h * wd * c), rest = e % (h * wd * c);
+    const int64_t hh = rest / (wd * c), ww = rest / c % wd, cc = rest % c;
+    return ((n * c + cc) * h + hh) * wd + ww;
+  };
+  const auto a = ReferenceOf(s.Line("conv2d", "f32"), [&](size_t i, int64_t e) { return i == 0 ? x[e] : w[e]; });
+  const auto b = ReferenceOf(t.Line("conv2d", "f32"), [&](size_t i, int64_t e) {
+    return i == 0 ? x[nhwc_index(e, 4, 7, 6)] : w[nhwc_index(e, 2, 3, 2)];
+  });
+  ASSERT_EQ(a[0].size(), b[0].size());
+  for (size_t e = 0; e < b[0].size(); ++e) {
+    EXPECT_DOUBLE_EQ(b[0][e], a[0][nhwc_index(static_cast<int64_t>(e), 6, s.P(), s.Q())]) << e;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, Conv2dTest, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
+                         [](const auto& info) { return std::string(DeviceKindName(info.param)); });
+
+}  // namespace
+}  // namespace opsched
