@@ -20,12 +20,13 @@ StatusOr<std::vector<std::vector<double>>> ReferenceOutputs(const Problem& probl
 int64_t TermsOf(const Problem& problem, std::string_view output);
 
 // |got - want| <= per_magnitude * sum|products| + relative * |want| + absolute.
-//  - accumulation in f32 in any order: Higham's gamma_T = T u / (1 - T u), doubled to
-//    leave room for transform-based algorithms (Winograd, FFT) whose intermediate
-//    roundings are not per product;
+//  - accumulation in f32 in any order: Higham's gamma_T = T u / (1 - T u), doubled;
+//  - transform-based algorithms (Winograd, FFT), whose roundings happen in transformed
+//    space, not per product: 256 u of the magnitude;
 //  - tf32: each product's two inputs rounded to a 10-bit mantissa (2^-10 each, which
 //    covers truncation as well as rounding);
-//  - the output's own rounding (f16, bf16) and the activation's f32 evaluation.
+//  - the output's own rounding (f16, bf16; twice more of the magnitude where the sum is
+//    rounded before the bias is added) and the activation's f32 evaluation.
 struct ErrorBound {
   double per_magnitude = 0;
   double relative = 0;
