@@ -25,6 +25,7 @@ namespace {
 
 using testing::ApplicableImplementations;
 using testing::CheckAllImplementations;
+using testing::CheckRuntimeCall;
 
 // One convolution's sizes and attributes; Line() writes the workload line of an op.
 struct Shape {
@@ -180,33 +181,6 @@ TEST_P(Conv2dTest, NonContiguousInputs) {
   EXPECT_GE(runs, 3);
 }
 
-// Runs the Runtime entry point `call` on `line`'s trial tensors and checks every output.
-template <typename Call>
-void CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& w, Call&& call) {
-  TrialOptions options;
-  options.seed = 5;
-  auto trial = Trial::Create(registry, w, target, options);
-  ASSERT_TRUE(trial.ok()) << trial.status();
-  const std::vector<Tensor>& t = (*trial)->tensors();
-  OPSCHED_ASSERT_OK(call(t, (*trial)->stream()));
-  std::vector<HostTensor> outputs;
-  const size_t inputs = t.size() - (*trial)->outputs().size();
-  for (size_t i = inputs; i < t.size(); ++i) {
-    HostTensor out((*trial)->outputs()[i - inputs].desc());
-    if (t[i].device.is_cpu()) {
-      std::memcpy(out.data(), t[i].data, out.storage_bytes());
-    } else {
-      OPSCHED_ASSERT_OK(gpu::MemcpyAsync(out.data(), t[i].data, out.storage_bytes(), (*trial)->stream().native()));
-    }
-    outputs.push_back(std::move(out));
-  }
-  if (!t[0].device.is_cpu()) OPSCHED_ASSERT_OK(gpu::StreamSynchronize((*trial)->stream().native()));
-  auto reference = (*trial)->Reference();
-  ASSERT_TRUE(reference.ok());
-  OPSCHED_ASSERT_OK(Annotate((*trial)->op().Check(w, (*trial)->inputs(), outputs, **reference, true, nullptr),
-                             w.ToString()));
-}
-
 TEST_P(Conv2dTest, RuntimeServesConv2dBiasActivationAndBackward) {
   RuntimeOptions o;
   o.target = target_;
@@ -218,18 +192,18 @@ TEST_P(Conv2dTest, RuntimeServesConv2dBiasActivationAndBackward) {
   params.pad[0] = params.pad[1] = 1;
   params.groups = 2;
   Shape s{3, 4, 11, 8, 6, 3, 3, 2, 1, 1, 1, 1, 1, 2};
-  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d", "f32")),
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d", "f32")),
                    [&](const std::vector<Tensor>& t, const Stream& st) {
                      return runtime.Conv2d(t[0], t[1], t[2], params, st);
-                   });
-  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_bias_act", "f32", " act=tanh")),
+                   }));
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_bias_act", "f32", " act=tanh")),
                    [&](const std::vector<Tensor>& t, const Stream& st) {
                      return runtime.Conv2dBiasActivation(t[0], t[1], t[2], t[3], params, Activation::kTanh, st);
-                   });
-  CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_backward", "f32")),
+                   }));
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical(s.Line("conv2d_backward", "f32")),
                    [&](const std::vector<Tensor>& t, const Stream& st) {
                      return runtime.Conv2dBackward(t[0], t[1], t[2], t[3], t[4], nullptr, params, st);
-                   });
+                   }));
   // NHWC, and the bias gradient through the reduce family.
   Conv2dParams nhwc;
   nhwc.layout = ConvLayout::kNhwc;

@@ -1,8 +1,10 @@
 #include "tests/ops/op_test_util.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/format.h"
+#include "core/gpu/gpu_backend.h"
 
 namespace opsched::testing {
 
@@ -43,6 +45,30 @@ Status CheckAllImplementations(const Registry& registry, const Workload& workloa
     }
   }
   return absl::OkStatus();
+}
+
+Status CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& workload,
+                        const RuntimeCall& call) {
+  TrialOptions options;
+  options.seed = 5;
+  OPSCHED_ASSIGN_OR_RETURN(auto trial, Trial::Create(registry, workload, target, options));
+  const std::vector<Tensor>& t = trial->tensors();
+  OPSCHED_RETURN_IF_ERROR(call(t, trial->stream()));
+  std::vector<HostTensor> outputs;
+  const size_t first = t.size() - trial->outputs().size();
+  for (size_t i = first; i < t.size(); ++i) {
+    HostTensor out(trial->outputs()[i - first].desc());
+    if (t[i].device.is_cpu()) {
+      std::memcpy(out.data(), t[i].data, out.storage_bytes());
+    } else {
+      OPSCHED_RETURN_IF_ERROR(gpu::MemcpyAsync(out.data(), t[i].data, out.storage_bytes(), trial->stream().native()));
+    }
+    outputs.push_back(std::move(out));
+  }
+  if (target.kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::StreamSynchronize(trial->stream().native()));
+  OPSCHED_ASSIGN_OR_RETURN(const std::vector<std::vector<double>>* reference, trial->Reference());
+  return Annotate(trial->op().Check(workload, trial->inputs(), outputs, *reference, true, nullptr),
+                  workload.ToString());
 }
 
 }  // namespace opsched::testing

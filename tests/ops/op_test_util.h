@@ -2,6 +2,7 @@
 // on a device against the float64 reference, through tuner/trial.h.
 #pragma once
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,5 +26,12 @@ std::vector<Config> SampleConfigs(const ConfigSpace& space, size_t limit, std::m
 Status CheckAllImplementations(const Registry& registry, const Workload& workload,
                                const Target& target, const TrialOptions& options,
                                size_t configs_per_impl, std::mt19937_64& rng, int* runs);
+
+// Makes a trial of `workload` (outputs poisoned), runs `call` — a Runtime entry point
+// given the trial's device tensors (inputs then outputs) and stream — and checks every
+// output against the float64 reference.
+using RuntimeCall = std::function<Status(const std::vector<Tensor>& tensors, const Stream& stream)>;
+Status CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& workload,
+                        const RuntimeCall& call);
 
 }  // namespace opsched::testing

@@ -19,6 +19,7 @@ namespace opsched {
 namespace {
 
 using testing::CheckAllImplementations;
+using testing::CheckRuntimeCall;
 
 class ReduceTest : public ::testing::TestWithParam<DeviceKind> {
  protected:
@@ -154,27 +155,6 @@ TEST_P(ReduceTest, NonContiguousStrides) {
   EXPECT_GT(runs, 60);
 }
 
-// Runs `w` through the Runtime entry point `call` and checks y against the reference.
-template <typename Call>
-void CheckRuntimeCall(const Registry& registry, const Target& target, const Workload& w, Call&& call) {
-  TrialOptions options;
-  options.seed = 11;
-  auto trial = Trial::Create(registry, w, target, options);
-  ASSERT_TRUE(trial.ok()) << trial.status();
-  const std::vector<Tensor>& t = (*trial)->tensors();
-  OPSCHED_ASSERT_OK(call(t[0], t[1], (*trial)->stream()));
-  HostTensor y((*trial)->outputs()[0].desc());
-  if (t[1].device.is_cpu()) {
-    std::memcpy(y.data(), t[1].data, y.storage_bytes());
-  } else {
-    OPSCHED_ASSERT_OK(gpu::MemcpyAsync(y.data(), t[1].data, y.storage_bytes(), (*trial)->stream().native()));
-    OPSCHED_ASSERT_OK(gpu::StreamSynchronize((*trial)->stream().native()));
-  }
-  auto reference = (*trial)->Reference();
-  ASSERT_TRUE(reference.ok());
-  OPSCHED_ASSERT_OK((*trial)->op().Check(w, (*trial)->inputs(), {y}, **reference, true, nullptr));
-}
-
 TEST_P(ReduceTest, RuntimeServesReduceAndBiasGrad) {
   RuntimeOptions o;
   o.target = target_;
@@ -182,25 +162,26 @@ TEST_P(ReduceTest, RuntimeServesReduceAndBiasGrad) {
   ASSERT_TRUE(rt.ok()) << rt.status();
   Runtime& runtime = **rt;
   // Reduce: mean over axes -1 and 0 of a 3-D tensor, keepdims.
-  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[6,5,40] axes=0,2 op=mean keepdims=true"),
-                   [&](const Tensor& x, const Tensor& y, const Stream& s) {
-                     const int64_t axes[] = {-1, 0};
-                     return runtime.Reduce(x, y, axes, ReduceKind::kMean, true, s);
-                   });
+  using Tensors = std::vector<Tensor>;
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[6,5,40] axes=0,2 op=mean keepdims=true"),
+                                     [&](const Tensors& t, const Stream& s) {
+                                       const int64_t axes[] = {-1, 0};
+                                       return runtime.Reduce(t[0], t[1], axes, ReduceKind::kMean, true, s);
+                                     }));
   // An f16 sum into f32 over every axis (empty axes).
-  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f16[7,9,11] op=sum dtype=f32"),
-                   [&](const Tensor& x, const Tensor& y, const Stream& s) {
-                     return runtime.Reduce(x, y, {}, ReduceKind::kSum, false, s);
-                   });
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical("reduce x=f16[7,9,11] op=sum dtype=f32"),
+                                     [&](const Tensors& t, const Stream& s) {
+                                       return runtime.Reduce(t[0], t[1], {}, ReduceKind::kSum, false, s);
+                                     }));
   // Bias gradients: NCHW sums over 0,2,3; NHWC over 0,1,2.
-  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,16,14,14] axes=0,2,3 op=sum"),
-                   [&](const Tensor& dy, const Tensor& db, const Stream& s) {
-                     return runtime.BiasGrad(dy, db, "nchw", s);
-                   });
-  CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,14,14,16] axes=0,1,2 op=sum"),
-                   [&](const Tensor& dy, const Tensor& db, const Stream& s) {
-                     return runtime.BiasGrad(dy, db, "nhwc", s);
-                   });
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,16,14,14] axes=0,2,3 op=sum"),
+                                     [&](const Tensors& t, const Stream& s) {
+                                       return runtime.BiasGrad(t[0], t[1], "nchw", s);
+                                     }));
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(registry_, target_, Canonical("reduce x=f32[8,14,14,16] axes=0,1,2 op=sum"),
+                                     [&](const Tensors& t, const Stream& s) {
+                                       return runtime.BiasGrad(t[0], t[1], "nhwc", s);
+                                     }));
   // Wrong output shape and unknown layout: errors before any launch.
   TrialOptions options;
   auto trial = Trial::Create(registry_, Canonical("reduce x=f32[8,16,4,4] axes=0,2,3 op=sum"), target_, options);

@@ -1,0 +1,896 @@
+// The cuDNN externs over the graph (backend) API, plain C (cudnn_graph.h):
+//   conv2d_cudnn_graph            conv2d: one forward convolution operation; knob
+//                                 `engine` (its global index, of the usable engines).
+//   conv2d_backward_cudnn_graph   conv2d_backward: a backward data operation into dx and a
+//                                 backward filter operation into dw; knobs data_engine,
+//                                 filter_engine and streams:
+//     1  both on the caller's stream, one after the other, sharing one workspace;
+//     2  the filter gradient on an auxiliary stream, concurrent with the data gradient,
+//        each with its own part of the workspace and its own cuDNN handle (the same
+//        scheme as conv2d_backward_cudnn, MXNet #14006).
+// Both are deterministic: engines cuDNN notes as non-deterministic are never offered.
+//
+// What a call costs once warm: a lookup in a thread-local plan cache, then
+// cudnnBackendExecute with the plan's variant pack, which is rebuilt only when the
+// pointers differ from the previous call's. Building the descriptors, the operation
+// graph, the engine, its config and the plan happens once per (handle, operation,
+// workload, engine, alignment).
+#include "ops/conv2d/conv2d_cudnn_graph.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/format.h"
+#include "core/gpu/gpu_status.h"
+#include "extern/cudnn/cudnn_handle.h"
+#include "ops/conv2d/conv2d_cudnn_descriptors.h"
+#include "ops/conv2d/conv2d_def.h"
+#include "strategies/registry.h"
+
+// cuDNN 9.19 marks CUDNN_ATTR_OPERATIONGRAPH_HANDLE and CUDNN_ATTR_EXECUTION_PLAN_HANDLE
+// deprecated (a warning only under CUDNN_WARN_DEPRECATED) but still takes them; they bind
+// the graph and the plan to the handle the plan cache keys them by.
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace opsched::conv2d {
+namespace {
+
+// Unique ids of the tensors, in operation graphs and variant packs alike.
+constexpr int64_t kUidX = 1;
+constexpr int64_t kUidW = 2;
+constexpr int64_t kUidDy = 3;  // y for the forward operation
+constexpr int64_t kUidDx = 4;
+constexpr int64_t kUidDw = 5;
+
+// The alignment a plan claims when every pointer of the call has it: engines with
+// vectorised loads need it. Smaller alignments claim the element size.
+constexpr int64_t kPreferredAlignment = 16;
+// Where the filter gradient's workspace starts after the data gradient's (streams=2).
+constexpr size_t kWorkspaceAlignment = 256;
+// The handle slot of the auxiliary stream (slot 0 is the caller's stream).
+constexpr int kAuxHandleSlot = 1;
+
+size_t AlignUp(size_t bytes) { return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
+
+int64_t ElementBytes(ElementType type) { return type == ElementType::kF32 ? 4 : 2; }
+
+cudnnDataType_t GraphDataType(ElementType type) {
+  switch (type) {
+    case ElementType::kF16:
+      return CUDNN_DATA_HALF;
+    case ElementType::kBF16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return CUDNN_DATA_FLOAT;
+  }
+}
+
+cudaStream_t NativeStream(const RunArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
+
+template <typename T>
+StatusOr<T> AnnotateOr(StatusOr<T> result, std::string_view context) {
+  if (!result.ok()) return Annotate(result.status(), context);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------
+// Backend descriptors and their attributes.
+
+// Owns one backend descriptor, so that no error path leaks one.
+class BackendDescriptor {
+ public:
+  BackendDescriptor() = default;
+  BackendDescriptor(const BackendDescriptor&) = delete;
+  BackendDescriptor& operator=(const BackendDescriptor&) = delete;
+  BackendDescriptor(BackendDescriptor&& other) noexcept : desc_(std::exchange(other.desc_, nullptr)) {}
+  BackendDescriptor& operator=(BackendDescriptor&& other) noexcept {
+    if (this != &other) {
+      Reset();
+      desc_ = std::exchange(other.desc_, nullptr);
+    }
+    return *this;
+  }
+  ~BackendDescriptor() { Reset(); }
+
+  static StatusOr<BackendDescriptor> Create(cudnnBackendDescriptorType_t type) {
+    cudnnBackendDescriptor_t desc = nullptr;
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnBackendCreateDescriptor(type, &desc));
+    BackendDescriptor owned;
+    owned.desc_ = desc;
+    return owned;
+  }
+
+  cudnnBackendDescriptor_t get() const { return desc_; }
+  // Attributes of CUDNN_TYPE_BACKEND_DESCRIPTOR take an array of descriptors: this is
+  // an array of one.
+  const cudnnBackendDescriptor_t* array() const { return &desc_; }
+
+ private:
+  void Reset() {
+    if (desc_ != nullptr) cudnnBackendDestroyDescriptor(desc_);
+    desc_ = nullptr;
+  }
+
+  cudnnBackendDescriptor_t desc_ = nullptr;
+};
+
+// cudnnBackendSetAttribute; an error names the attribute (`what`).
+Status SetAttribute(const BackendDescriptor& desc, cudnnBackendAttributeName_t name, std::string_view what,
+                    cudnnBackendAttributeType_t type, int64_t count, const void* values) {
+  const cudnnStatus_t status = cudnnBackendSetAttribute(desc.get(), name, type, count, values);
+  if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
+  return cudnn::ToStatus(status, fmt::format("cudnnBackendSetAttribute({})", what));
+}
+
+// SetAttribute of a literal attribute name, named by its enumerator.
+#define OPSCHED_SET_ATTRIBUTE(desc, name, type, count, values) \
+  OPSCHED_RETURN_IF_ERROR(SetAttribute((desc), name, #name, type, (count), (values)))
+
+Status Finalize(const BackendDescriptor& desc, std::string_view what) {
+  const cudnnStatus_t status = cudnnBackendFinalize(desc.get());
+  if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
+  return cudnn::ToStatus(status, fmt::format("cudnnBackendFinalize({})", what));
+}
+
+StatusOr<int64_t> GetInt64(const BackendDescriptor& desc, cudnnBackendAttributeName_t name, std::string_view what) {
+  int64_t value = 0;
+  int64_t count = 0;
+  const cudnnStatus_t status = cudnnBackendGetAttribute(desc.get(), name, CUDNN_TYPE_INT64, 1, &count, &value);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    return cudnn::ToStatus(status, fmt::format("cudnnBackendGetAttribute({})", what));
+  }
+  if (count != 1) {
+    return absl::InternalError(fmt::format("cudnnBackendGetAttribute({}) returned {} values", what, count));
+  }
+  return value;
+}
+
+// The notes (numerical or behavior) of an engine as a bit set: bit v for note value v.
+template <typename Note>
+StatusOr<uint32_t> NoteBits(const BackendDescriptor& engine, cudnnBackendAttributeName_t name, std::string_view what,
+                            cudnnBackendAttributeType_t type, int64_t type_count) {
+  std::array<Note, 32> notes{};
+  const int64_t requested = std::min<int64_t>(type_count, static_cast<int64_t>(notes.size()));
+  int64_t count = 0;
+  const cudnnStatus_t status = cudnnBackendGetAttribute(engine.get(), name, type, requested, &count, notes.data());
+  if (status != CUDNN_STATUS_SUCCESS) {
+    return cudnn::ToStatus(status, fmt::format("cudnnBackendGetAttribute({})", what));
+  }
+  uint32_t bits = 0;
+  for (int64_t i = 0; i < std::clamp<int64_t>(count, 0, requested); ++i) {
+    const auto value = static_cast<uint32_t>(notes[static_cast<size_t>(i)]);
+    if (value < 32) bits |= 1u << value;
+  }
+  return bits;
+}
+
+constexpr uint32_t Bit(int note) { return 1u << note; }
+
+// ---------------------------------------------------------------------------------------
+// One operation of a problem as an operation graph.
+
+// A tensor of an operation: its unique id, logical (n, c, h, w) / (k, c, r, s) sizes and
+// element strides (the graph API takes dims in logical order, the layout in the
+// strides), and the operation's attribute that takes it.
+struct TensorSpec {
+  int64_t uid;
+  std::string_view name;
+  std::array<int64_t, 4> dims;
+  const int64_t* strides;  // 4, into the Problem
+  cudnnBackendAttributeName_t attribute;
+};
+
+// An operation descriptor's type, its scalar and convolution attributes and its three
+// tensors, in the order of OperationPointers.
+struct OperationSpec {
+  cudnnBackendDescriptorType_t type;
+  cudnnBackendAttributeName_t alpha;
+  cudnnBackendAttributeName_t beta;
+  cudnnBackendAttributeName_t conv;
+  std::array<TensorSpec, 3> tensors;
+};
+
+// Groups need no attribute: the graph API infers G from x's C over w's C (C/G).
+OperationSpec SpecOf(const Problem& p, GraphOp op) {
+  const std::array<int64_t, 4> x_dims = {p.n, p.c, p.h, p.w};
+  const std::array<int64_t, 4> w_dims = {p.k, p.channels_per_group(), p.r, p.s};
+  const std::array<int64_t, 4> y_dims = {p.n, p.k, p.p, p.q};
+  switch (op) {
+    case GraphOp::kBackwardData:
+      return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+              {{{kUidDy, "dy", y_dims, p.y_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY},
+                {kUidW, "w", w_dims, p.w_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W},
+                {kUidDx, "dx", x_dims, p.dx_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX}}}};
+    case GraphOp::kBackwardFilter:
+      return {CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+              {{{kUidX, "x", x_dims, p.x_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X},
+                {kUidDy, "dy", y_dims, p.y_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY},
+                {kUidDw, "dw", w_dims, p.dw_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW}}}};
+    default:
+      return {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
+              CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
+              {{{kUidX, "x", x_dims, p.x_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X},
+                {kUidW, "w", w_dims, p.w_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W},
+                {kUidDy, "y", y_dims, p.y_strides, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y}}}};
+  }
+}
+
+// The data pointers of an operation, in SpecOf's tensor order. The variant pack takes
+// void* for inputs and outputs alike.
+std::array<void*, 3> OperationPointers(const Problem& p, GraphOp op) {
+  void* const x = const_cast<void*>(p.x);
+  void* const w = const_cast<void*>(p.wt);
+  switch (op) {
+    case GraphOp::kBackwardData:
+      return {p.y, w, p.dx};  // p.y holds dy
+    case GraphOp::kBackwardFilter:
+      return {x, p.y, p.dw};
+    default:
+      return {x, w, p.y};
+  }
+}
+
+std::array<int64_t, 3> OperationUids(const OperationSpec& spec) {
+  return {spec.tensors[0].uid, spec.tensors[1].uid, spec.tensors[2].uid};
+}
+
+StatusOr<BackendDescriptor> BuildTensor(const TensorSpec& t, cudnnDataType_t type, int64_t alignment) {
+  OPSCHED_ASSIGN_OR_RETURN(BackendDescriptor desc, BackendDescriptor::Create(CUDNN_BACKEND_TENSOR_DESCRIPTOR));
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, t.dims.data());
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, t.strides);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &t.uid);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
+  OPSCHED_RETURN_IF_ERROR(Finalize(desc, "tensor"));
+  return desc;
+}
+
+// Cross-correlation (what every framework calls convolution), accumulated in f32 for
+// every data type, with symmetric padding.
+StatusOr<BackendDescriptor> BuildConvolution(const Problem& p) {
+  OPSCHED_ASSIGN_OR_RETURN(BackendDescriptor desc, BackendDescriptor::Create(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR));
+  const cudnnDataType_t compute_type = CUDNN_DATA_FLOAT;
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const int64_t spatial_dims = 2;
+  const int64_t dilations[2] = {p.dil_h, p.dil_w};
+  const int64_t strides[2] = {p.stride_h, p.stride_w};
+  const int64_t paddings[2] = {p.pad_h, p.pad_w};
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute_type);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial_dims);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, spatial_dims, dilations);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, spatial_dims, strides);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, spatial_dims, paddings);
+  OPSCHED_SET_ATTRIBUTE(desc, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, spatial_dims, paddings);
+  OPSCHED_RETURN_IF_ERROR(Finalize(desc, "convolution"));
+  return desc;
+}
+
+// out = 1 * op(in) + 0 * out: beta = 0 overwrites the output without reading it (the
+// tuner poisons outputs with NaN). Scalars are float, as for an f32 compute type.
+StatusOr<BackendDescriptor> BuildOperation(const OperationSpec& spec, const std::array<BackendDescriptor, 3>& tensors,
+                                           const BackendDescriptor& conv) {
+  OPSCHED_ASSIGN_OR_RETURN(BackendDescriptor desc, BackendDescriptor::Create(spec.type));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    OPSCHED_RETURN_IF_ERROR(SetAttribute(desc, spec.tensors[i].attribute,
+                                         fmt::format("operation tensor {}", spec.tensors[i].name),
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, tensors[i].array()));
+  }
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  OPSCHED_RETURN_IF_ERROR(
+      SetAttribute(desc, spec.conv, "operation convolution", CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, conv.array()));
+  OPSCHED_RETURN_IF_ERROR(SetAttribute(desc, spec.alpha, "operation alpha", CUDNN_TYPE_FLOAT, 1, &alpha));
+  OPSCHED_RETURN_IF_ERROR(SetAttribute(desc, spec.beta, "operation beta", CUDNN_TYPE_FLOAT, 1, &beta));
+  OPSCHED_RETURN_IF_ERROR(Finalize(desc, "operation"));
+  return desc;
+}
+
+// Every descriptor of one operation's graph. cuDNN's own frontend keeps this chain alive
+// as long as the plans made from it, and so does the plan cache.
+struct OperationGraph {
+  std::array<BackendDescriptor, 3> tensors;
+  BackendDescriptor conv;
+  BackendDescriptor operation;
+  BackendDescriptor graph;
+  std::array<int64_t, 3> uids = {};
+};
+
+StatusOr<OperationGraph> BuildOperationGraph(cudnnHandle_t handle, const Problem& p, GraphOp op, int64_t alignment) {
+  const OperationSpec spec = SpecOf(p, op);
+  const cudnnDataType_t type = GraphDataType(p.type);
+  OperationGraph g;
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    OPSCHED_ASSIGN_OR_RETURN(g.tensors[i], AnnotateOr(BuildTensor(spec.tensors[i], type, alignment),
+                                                      spec.tensors[i].name));
+  }
+  OPSCHED_ASSIGN_OR_RETURN(g.conv, BuildConvolution(p));
+  OPSCHED_ASSIGN_OR_RETURN(g.operation, BuildOperation(spec, g.tensors, g.conv));
+  OPSCHED_ASSIGN_OR_RETURN(g.graph, BackendDescriptor::Create(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
+  OPSCHED_SET_ATTRIBUTE(g.graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+  OPSCHED_SET_ATTRIBUTE(g.graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                        g.operation.array());
+  OPSCHED_RETURN_IF_ERROR(Finalize(g.graph, "operation graph"));
+  g.uids = OperationUids(spec);
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------
+// Engines and plans.
+
+// Why opsched does not offer an engine, from its notes; empty when it does. Tensor
+// cores are fine for f16 and bf16 (their products are exact in f32) and for math=tf32;
+// down-converting inputs would go below TF32 (to f16, which f32-range data may
+// overflow: the legacy extern's reason for not allowing conversion either), and a
+// reduced-precision reduction breaks "accumulation is f32".
+std::string_view Exclusion(const Problem& p, uint32_t numerical, uint32_t behavior) {
+  if ((behavior & Bit(CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION)) != 0) return "compiles kernels at run time";
+  if ((numerical & Bit(CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC)) != 0) return "is non-deterministic";
+  if ((numerical & Bit(CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS)) != 0) return "down-converts its inputs";
+  if ((numerical & Bit(CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION)) != 0) {
+    return "reduces in reduced precision";
+  }
+  const bool strict_f32 = p.type == ElementType::kF32 && p.math == Math::kFp32;
+  if (strict_f32 && (numerical & Bit(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) != 0) {
+    return "runs f32 on tensor cores (TF32), and math=fp32";
+  }
+  return {};
+}
+
+// An engine with its default knobs, finalized into a plan on one handle.
+struct EnginePlan {
+  BackendDescriptor engine;
+  BackendDescriptor config;
+  BackendDescriptor plan;
+  size_t workspace_bytes = 0;
+};
+
+// Unimplemented or InvalidArgument when cuDNN cannot run the engine on this graph or
+// opsched does not offer it (Exclusion).
+StatusOr<EnginePlan> BuildEnginePlan(cudnnHandle_t handle, const OperationGraph& g, const Problem& p, int64_t index) {
+  EnginePlan e;
+  OPSCHED_ASSIGN_OR_RETURN(e.engine, BackendDescriptor::Create(CUDNN_BACKEND_ENGINE_DESCRIPTOR));
+  OPSCHED_SET_ATTRIBUTE(e.engine, CUDNN_ATTR_ENGINE_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, g.graph.array());
+  OPSCHED_SET_ATTRIBUTE(e.engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX, CUDNN_TYPE_INT64, 1, &index);
+  OPSCHED_RETURN_IF_ERROR(Finalize(e.engine, "engine"));
+
+  OPSCHED_ASSIGN_OR_RETURN(const uint32_t numerical,
+                           NoteBits<cudnnBackendNumericalNote_t>(e.engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
+                                                                 "CUDNN_ATTR_ENGINE_NUMERICAL_NOTE",
+                                                                 CUDNN_TYPE_NUMERICAL_NOTE,
+                                                                 CUDNN_NUMERICAL_NOTE_TYPE_COUNT));
+  OPSCHED_ASSIGN_OR_RETURN(const uint32_t behavior,
+                           NoteBits<cudnnBackendBehaviorNote_t>(e.engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                                                "CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE",
+                                                                CUDNN_TYPE_BEHAVIOR_NOTE,
+                                                                CUDNN_BEHAVIOR_NOTE_TYPE_COUNT));
+  if (const std::string_view reason = Exclusion(p, numerical, behavior); !reason.empty()) {
+    return absl::UnimplementedError(fmt::format("the engine {}", reason));
+  }
+
+  OPSCHED_ASSIGN_OR_RETURN(e.config, BackendDescriptor::Create(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+  OPSCHED_SET_ATTRIBUTE(e.config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, e.engine.array());
+  OPSCHED_RETURN_IF_ERROR(Finalize(e.config, "engine config"));
+
+  OPSCHED_ASSIGN_OR_RETURN(e.plan, BackendDescriptor::Create(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
+  OPSCHED_SET_ATTRIBUTE(e.plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle);
+  OPSCHED_SET_ATTRIBUTE(e.plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
+                        e.config.array());
+  OPSCHED_RETURN_IF_ERROR(Finalize(e.plan, "execution plan"));
+  OPSCHED_ASSIGN_OR_RETURN(const int64_t workspace, GetInt64(e.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                                             "CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE"));
+  if (workspace < 0) return absl::InternalError(fmt::format("cuDNN reports a workspace of {} bytes", workspace));
+  e.workspace_bytes = static_cast<size_t>(workspace);
+  return e;
+}
+
+// A failure that means "cuDNN cannot do this here" (NOT_SUPPORTED or BAD_PARAM in any of
+// their refinements, or an engine opsched does not offer), as opposed to a real error.
+bool IsRefusal(const Status& s) {
+  return s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kInvalidArgument;
+}
+
+// A failure that may not happen again (memory ran out), so it is neither cached nor taken
+// as the engine's answer. Any other failure to build one engine's plan leaves that
+// engine out, in the query and in the plan cache alike, so the two always agree.
+bool IsTransient(const Status& s) { return s.code() == StatusCode::kResourceExhausted; }
+
+// The usable engines of one operation, each with its workspace. A graph cuDNN refuses
+// has none; an engine whose plan does not build is left out, unless memory ran out
+// (then the query fails rather than record a partial answer).
+StatusOr<std::vector<GraphEngine>> AskEngines(cudnnHandle_t handle, const Problem& p, GraphOp op) {
+  std::vector<GraphEngine> usable;
+  StatusOr<OperationGraph> graph = BuildOperationGraph(handle, p, op, ElementBytes(p.type));
+  if (!graph.ok()) {
+    if (IsRefusal(graph.status())) return usable;
+    return Annotate(graph.status(), GraphOpName(op));
+  }
+  OPSCHED_ASSIGN_OR_RETURN(const int64_t count, GetInt64(graph->graph, CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT,
+                                                         "CUDNN_ATTR_OPERATIONGRAPH_ENGINE_GLOBAL_COUNT"));
+  for (int64_t index = 0; index < count; ++index) {
+    StatusOr<EnginePlan> plan = BuildEnginePlan(handle, *graph, p, index);
+    if (plan.ok()) {
+      usable.push_back({index, plan->workspace_bytes});
+    } else if (IsTransient(plan.status())) {
+      return Annotate(plan.status(), fmt::format("{} engine {}", GraphOpName(op), index));
+    }
+  }
+  return usable;
+}
+
+StatusOr<GraphEngineQuery> AskCudnnGraph(const Problem& p) {
+  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(nullptr));
+  GraphEngineQuery q;
+  if (p.kind == Kind::kBackward) {
+    OPSCHED_ASSIGN_OR_RETURN(q.backward_data, AskEngines(handle, p, GraphOp::kBackwardData));
+    OPSCHED_ASSIGN_OR_RETURN(q.backward_filter, AskEngines(handle, p, GraphOp::kBackwardFilter));
+  } else {
+    OPSCHED_ASSIGN_OR_RETURN(q.forward, AskEngines(handle, p, GraphOp::kForward));
+  }
+  return q;
+}
+
+StatusOr<const GraphEngineQuery*> QueryByHash(const Workload& canonical, uint64_t hash) {
+  // Keyed by (device, workload hash): engines differ between GPUs. Entries are never
+  // erased and the map never destroyed, so the pointers handed out stay valid.
+  static std::mutex mutex;
+  static auto* cache = new absl::flat_hash_map<std::pair<int, uint64_t>, std::unique_ptr<const GraphEngineQuery>>();
+  int device = 0;
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "cuDNN graph engine query");
+  const std::pair<int, uint64_t> key{device, hash};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache->find(key); it != cache->end()) return it->second.get();
+  }
+  // Asked outside the lock: a first query finalizes a plan per engine (milliseconds) and
+  // must not stall other threads' lookups. Racing threads compute equal answers; the
+  // first stored wins.
+  OPSCHED_ASSIGN_OR_RETURN(GraphEngineQuery answer, AskCudnnGraph(MakeProblem(canonical)));
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache->try_emplace(key, std::make_unique<const GraphEngineQuery>(std::move(answer))).first;
+  return it->second.get();
+}
+
+// ---------------------------------------------------------------------------------------
+// The plan cache.
+
+// A finalized plan with the graph it was made from, and the variant pack of the last
+// call: rebuilt only when the pointers change, so a loop over the same buffers creates
+// nothing per call.
+class CachedPlan {
+ public:
+  CachedPlan(OperationGraph graph, EnginePlan plan) : graph_(std::move(graph)), plan_(std::move(plan)) {}
+
+  size_t workspace_bytes() const { return plan_.workspace_bytes; }
+
+  Status Execute(cudnnHandle_t handle, const std::array<void*, 3>& pointers, void* workspace) {
+    if (pack_.get() == nullptr || pointers != pack_pointers_ || workspace != pack_workspace_) {
+      OPSCHED_ASSIGN_OR_RETURN(BackendDescriptor pack, BuildVariantPack(pointers, workspace));
+      pack_ = std::move(pack);
+      pack_pointers_ = pointers;
+      pack_workspace_ = workspace;
+    }
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnBackendExecute(handle, plan_.plan.get(), pack_.get()));
+    return absl::OkStatus();
+  }
+
+ private:
+  StatusOr<BackendDescriptor> BuildVariantPack(const std::array<void*, 3>& pointers, void* workspace) const {
+    OPSCHED_ASSIGN_OR_RETURN(BackendDescriptor pack, BackendDescriptor::Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR));
+    OPSCHED_SET_ATTRIBUTE(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, graph_.uids.data());
+    OPSCHED_SET_ATTRIBUTE(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers.data());
+    OPSCHED_SET_ATTRIBUTE(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace);
+    OPSCHED_RETURN_IF_ERROR(Finalize(pack, "variant pack"));
+    return pack;
+  }
+
+  // Destroyed in reverse order: the variant pack, the plan, then its graph.
+  OperationGraph graph_;
+  EnginePlan plan_;
+  BackendDescriptor pack_;
+  std::array<void*, 3> pack_pointers_ = {};
+  void* pack_workspace_ = nullptr;
+};
+
+// A cache entry: the plan, or (plan null) why it did not build. That answer is cached
+// because cuDNN would give it again; transient failures are not.
+struct PlanSlot {
+  std::unique_ptr<CachedPlan> plan;
+  Status refusal;
+};
+
+// (handle, operation, workload hash, engine, claimed alignment). The handle stands for
+// the thread, device and slot: plans are bound to the handle they were built on.
+using PlanKey = std::tuple<cudnnHandle_t, int32_t, uint64_t, int64_t, int64_t>;
+using PlanCache = absl::flat_hash_map<PlanKey, PlanSlot>;
+
+PlanCache& ThreadPlanCache() {
+  // Never destroyed, like the handles the plans belong to: destroying plans at thread or
+  // process exit could outlive the driver.
+  thread_local PlanCache* cache = new PlanCache();
+  return *cache;
+}
+
+StatusOr<std::unique_ptr<CachedPlan>> BuildPlan(cudnnHandle_t handle, GraphOp op, const Problem& p, int64_t engine,
+                                                int64_t alignment) {
+  OPSCHED_ASSIGN_OR_RETURN(OperationGraph graph, BuildOperationGraph(handle, p, op, alignment));
+  OPSCHED_ASSIGN_OR_RETURN(EnginePlan plan, BuildEnginePlan(handle, graph, p, engine));
+  return std::make_unique<CachedPlan>(std::move(graph), std::move(plan));
+}
+
+StatusOr<PlanSlot*> FindOrBuildPlan(cudnnHandle_t handle, GraphOp op, const Problem& p, uint64_t hash, int64_t engine,
+                                    int64_t alignment) {
+  PlanCache& cache = ThreadPlanCache();
+  const PlanKey key{handle, static_cast<int32_t>(op), hash, engine, alignment};
+  if (auto it = cache.find(key); it != cache.end()) return &it->second;
+  PlanSlot slot;
+  StatusOr<std::unique_ptr<CachedPlan>> built = BuildPlan(handle, op, p, engine, alignment);
+  if (built.ok()) {
+    slot.plan = std::move(built).value();
+  } else if (IsTransient(built.status())) {
+    return built.status();
+  } else {
+    slot.refusal = built.status();
+  }
+  return &cache.try_emplace(key, std::move(slot)).first->second;
+}
+
+// The alignment a plan may claim for a call: 16 bytes when every pointer has it, else
+// the element size, which every pointer of the op's tensors has.
+int64_t CallAlignment(const std::array<void*, 3>& pointers, int64_t element_bytes) {
+  for (void* ptr : pointers) {
+    if (reinterpret_cast<uintptr_t>(ptr) % kPreferredAlignment != 0) return element_bytes;
+  }
+  return kPreferredAlignment;
+}
+
+// ---------------------------------------------------------------------------------------
+// The backward pass's auxiliary stream (streams=2), as in conv2d_cudnn_backward.cc: one
+// set per (thread, device), made on first use and kept for the life of the process, so
+// Run allocates nothing once warm and never destroys a stream queued work may still use.
+
+struct AuxStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fork = nullptr;  // recorded on the caller's stream: x, w, dy are ready
+  cudaEvent_t join = nullptr;  // recorded on the aux stream: dw is written
+};
+
+Status CreateAuxStream(AuxStream* aux) {
+  // Non-blocking: ordering with the caller's stream comes from the two events only, even
+  // when the caller uses the legacy default stream.
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&aux->stream, cudaStreamNonBlocking),
+                              "conv2d_backward_cudnn_graph");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->fork, cudaEventDisableTiming),
+                              "conv2d_backward_cudnn_graph");
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->join, cudaEventDisableTiming),
+                              "conv2d_backward_cudnn_graph");
+  return absl::OkStatus();
+}
+
+void DestroyAuxStream(const AuxStream& aux) {
+  if (aux.join != nullptr) cudaEventDestroy(aux.join);
+  if (aux.fork != nullptr) cudaEventDestroy(aux.fork);
+  if (aux.stream != nullptr) cudaStreamDestroy(aux.stream);
+}
+
+StatusOr<AuxStream> ThreadAuxStream() {
+  thread_local absl::flat_hash_map<int, AuxStream> streams;  // by device
+  int device = 0;
+  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "conv2d_backward_cudnn_graph aux stream");
+  if (auto it = streams.find(device); it != streams.end()) return it->second;
+  AuxStream aux;
+  if (Status s = CreateAuxStream(&aux); !s.ok()) {
+    DestroyAuxStream(aux);  // nothing queued on a half-made set yet
+    return s;
+  }
+  streams.emplace(device, aux);
+  return aux;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// The header's functions.
+
+std::string_view GraphOpName(GraphOp op) {
+  switch (op) {
+    case GraphOp::kBackwardData:
+      return "backward data";
+    case GraphOp::kBackwardFilter:
+      return "backward filter";
+    default:
+      return "forward";
+  }
+}
+
+const std::vector<GraphEngine>& GraphEngineQuery::engines(GraphOp op) const {
+  switch (op) {
+    case GraphOp::kBackwardData:
+      return backward_data;
+    case GraphOp::kBackwardFilter:
+      return backward_filter;
+    default:
+      return forward;
+  }
+}
+
+std::optional<size_t> GraphEngineQuery::Workspace(GraphOp op, int64_t engine) const {
+  for (const GraphEngine& e : engines(op)) {
+    if (e.index == engine) return e.workspace_bytes;
+  }
+  return std::nullopt;
+}
+
+StatusOr<const GraphEngineQuery*> QueryGraphEngines(const Workload& canonical) {
+  return QueryByHash(canonical, canonical.hash());
+}
+
+Status ExecuteGraphOp(cudnnHandle_t handle, GraphOp op, const Problem& p, uint64_t workload_hash, int64_t engine,
+                      void* workspace, size_t workspace_bytes, std::string_view who) {
+  const std::array<void*, 3> pointers = OperationPointers(p, op);
+  const int64_t element_bytes = ElementBytes(p.type);
+  const std::string_view op_name = GraphOpName(op);
+  CachedPlan* plan = nullptr;
+  if (CallAlignment(pointers, element_bytes) > element_bytes) {
+    StatusOr<PlanSlot*> aligned = FindOrBuildPlan(handle, op, p, workload_hash, engine, kPreferredAlignment);
+    if (!aligned.ok()) return Annotate(aligned.status(), fmt::format("{}: {} engine {}", who, op_name, engine));
+    // A refusal, or more workspace than given, falls back to the plan the query measured.
+    if ((*aligned)->plan != nullptr && (*aligned)->plan->workspace_bytes() <= workspace_bytes) {
+      plan = (*aligned)->plan.get();
+    }
+  }
+  if (plan == nullptr) {
+    StatusOr<PlanSlot*> conservative = FindOrBuildPlan(handle, op, p, workload_hash, engine, element_bytes);
+    if (!conservative.ok()) {
+      return Annotate(conservative.status(), fmt::format("{}: {} engine {}", who, op_name, engine));
+    }
+    if ((*conservative)->plan == nullptr) {
+      return absl::UnimplementedError(fmt::format("{}: {} engine {} has no plan for this shape: {}", who, op_name,
+                                                  engine, Message((*conservative)->refusal)));
+    }
+    plan = (*conservative)->plan.get();
+    if (plan->workspace_bytes() > workspace_bytes) {
+      return absl::InternalError(fmt::format("{}: {} engine {} needs {} bytes of workspace, {} given", who, op_name,
+                                             engine, plan->workspace_bytes(), workspace_bytes));
+    }
+  }
+  // Formatted only on failure: the warm path allocates nothing.
+  if (Status executed = plan->Execute(handle, pointers, workspace); !executed.ok()) {
+    return Annotate(executed, fmt::format("{}: {} engine {}", who, op_name, engine));
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The implementations.
+
+constexpr std::string_view kExcludedEngines =
+    "(engines that compile at run time, are non-deterministic, down-convert inputs or reduce in reduced precision, "
+    "and for f32 with math=fp32 those on tensor cores, are left out)";
+
+std::vector<int64_t> EngineIndices(const std::vector<GraphEngine>& engines) {
+  std::vector<int64_t> indices;
+  indices.reserve(engines.size());
+  for (const GraphEngine& e : engines) indices.push_back(e.index);
+  return indices;
+}
+
+// The engine indices of `op` for the space; none when the query fails (Applicable says
+// why).
+std::vector<int64_t> SpaceEngines(const Workload& w, GraphOp op) {
+  StatusOr<const GraphEngineQuery*> query = QueryGraphEngines(w);
+  return query.ok() ? EngineIndices((*query)->engines(op)) : std::vector<int64_t>();
+}
+
+// The checks of Applicable: a CUDA target, a problem the legacy externs accept too
+// (non-empty tensors, non-negative strides, w packed), and a usable engine per
+// operation.
+Status CheckApplicable(const Workload& w, const Target& target, std::initializer_list<GraphOp> ops) {
+  if (target.kind != DeviceKind::kCuda) return absl::InvalidArgumentError("cuDNN needs a CUDA device");
+  OPSCHED_RETURN_IF_ERROR(CheckCudnnProblem(MakeProblem(w)));
+  OPSCHED_ASSIGN_OR_RETURN(const GraphEngineQuery* query, QueryGraphEngines(w));
+  for (GraphOp op : ops) {
+    if (query->engines(op).empty()) {
+      return absl::InvalidArgumentError(fmt::format("cuDNN's graph API has no usable {} engine for this shape {}",
+                                                    GraphOpName(op), kExcludedEngines));
+    }
+  }
+  return absl::OkStatus();
+}
+
+class Conv2dCudnnGraph : public Implementation {
+ public:
+  std::string_view op() const override { return "conv2d"; }
+  std::string_view name() const override { return "conv2d_cudnn_graph"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+
+  Status Applicable(const Workload& w, const Target& target) const override {
+    return CheckApplicable(w, target, {GraphOp::kForward});
+  }
+
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace().AddInts("engine", SpaceEngines(w, GraphOp::kForward));
+  }
+
+  // 0 when the engine is unknown; Run reports the error.
+  size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
+    StatusOr<int64_t> engine = config.GetInt("engine");
+    StatusOr<const GraphEngineQuery*> query = QueryGraphEngines(w);
+    if (!engine.ok() || !query.ok()) return 0;
+    return (*query)->Workspace(GraphOp::kForward, *engine).value_or(0);
+  }
+
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    OPSCHED_ASSIGN_OR_RETURN(const int64_t engine, a.config.GetInt("engine"));
+    // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
+    if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return absl::OkStatus();
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    return ExecuteGraphOp(handle, GraphOp::kForward, p, a.workload.hash(), engine, a.workspace, a.workspace_bytes,
+                          name());
+  }
+};
+
+// The backward knobs.
+struct BackwardKnobs {
+  int64_t data_engine = 0;
+  int64_t filter_engine = 0;
+  int streams = 1;
+};
+
+StatusOr<BackwardKnobs> ParseBackwardKnobs(const Config& config) {
+  BackwardKnobs knobs;
+  OPSCHED_ASSIGN_OR_RETURN(knobs.data_engine, config.GetInt("data_engine"));
+  OPSCHED_ASSIGN_OR_RETURN(knobs.filter_engine, config.GetInt("filter_engine"));
+  OPSCHED_ASSIGN_OR_RETURN(const int64_t streams, config.GetInt("streams"));
+  if (streams != 1 && streams != 2) return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", streams));
+  knobs.streams = static_cast<int>(streams);
+  return knobs;
+}
+
+// The workspace of each gradient, as the query measured it for the chosen engines.
+struct BackwardWorkspace {
+  size_t data_bytes = 0;
+  size_t filter_bytes = 0;
+  int streams = 1;
+
+  // One workspace reused in turn, or two side by side (the filter part 256-byte aligned).
+  size_t total() const {
+    return streams == 2 ? AlignUp(data_bytes) + filter_bytes : std::max(data_bytes, filter_bytes);
+  }
+};
+
+// Unimplemented when an engine is not usable for the workload.
+StatusOr<BackwardWorkspace> WorkspaceFor(const Workload& w, uint64_t hash, const BackwardKnobs& knobs) {
+  OPSCHED_ASSIGN_OR_RETURN(const GraphEngineQuery* query, QueryByHash(w, hash));
+  const std::optional<size_t> data = query->Workspace(GraphOp::kBackwardData, knobs.data_engine);
+  const std::optional<size_t> filter = query->Workspace(GraphOp::kBackwardFilter, knobs.filter_engine);
+  if (!data.has_value()) {
+    return absl::UnimplementedError(
+        fmt::format("backward data engine {} is not a usable engine for this shape", knobs.data_engine));
+  }
+  if (!filter.has_value()) {
+    return absl::UnimplementedError(
+        fmt::format("backward filter engine {} is not a usable engine for this shape", knobs.filter_engine));
+  }
+  return BackwardWorkspace{*data, *filter, knobs.streams};
+}
+
+// With no dy elements both gradients are sums over nothing: zeros, without cuDNN (which
+// refuses zero-sized tensors). Outputs are contiguous, so one memset each.
+Status ZeroGradients(const Problem& p, cudaStream_t stream) {
+  const auto element = static_cast<size_t>(ElementBytes(p.type));
+  const auto dx_bytes = static_cast<size_t>(p.n * p.c * p.h * p.w) * element;
+  const auto dw_bytes = static_cast<size_t>(p.k * p.channels_per_group() * p.r * p.s) * element;
+  if (dx_bytes > 0) {
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaMemsetAsync(p.dx, 0, dx_bytes, stream), "conv2d_backward_cudnn_graph dx");
+  }
+  if (dw_bytes > 0) {
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaMemsetAsync(p.dw, 0, dw_bytes, stream), "conv2d_backward_cudnn_graph dw");
+  }
+  return absl::OkStatus();
+}
+
+class Conv2dBackwardCudnnGraph : public Implementation {
+ public:
+  std::string_view op() const override { return "conv2d_backward"; }
+  std::string_view name() const override { return "conv2d_backward_cudnn_graph"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+
+  Status Applicable(const Workload& w, const Target& target) const override {
+    return CheckApplicable(w, target, {GraphOp::kBackwardData, GraphOp::kBackwardFilter});
+  }
+
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace()
+        .AddInts("data_engine", SpaceEngines(w, GraphOp::kBackwardData))
+        .AddInts("filter_engine", SpaceEngines(w, GraphOp::kBackwardFilter))
+        .AddInts("streams", {1, 2});
+  }
+
+  // 0 when the config is malformed or an engine unknown; Run reports the error.
+  size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
+    StatusOr<BackwardKnobs> knobs = ParseBackwardKnobs(config);
+    if (!knobs.ok()) return 0;
+    StatusOr<BackwardWorkspace> workspace = WorkspaceFor(w, w.hash(), *knobs);
+    return workspace.ok() ? workspace->total() : 0;
+  }
+
+  Status Run(const RunArgs& a) const override {
+    const Problem p = MakeProblem(a.workload, a.tensors);
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, ParseBackwardKnobs(a.config));
+    if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return ZeroGradients(p, NativeStream(a));
+    const uint64_t hash = a.workload.hash();
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardWorkspace workspace, WorkspaceFor(a.workload, hash, knobs));
+    if (workspace.total() > a.workspace_bytes) {
+      return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name(), workspace.total(),
+                                             a.workspace_bytes));
+    }
+    return knobs.streams == 2 ? RunDualStream(a, p, hash, knobs, workspace) : RunSingleStream(a, p, hash, knobs);
+  }
+
+ private:
+  // Data then filter gradient on the caller's stream, each free to use all the workspace.
+  Status RunSingleStream(const RunArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs) const {
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    OPSCHED_RETURN_IF_ERROR(ExecuteGraphOp(handle, GraphOp::kBackwardData, p, hash, knobs.data_engine, a.workspace,
+                                           a.workspace_bytes, name()));
+    return ExecuteGraphOp(handle, GraphOp::kBackwardFilter, p, hash, knobs.filter_engine, a.workspace,
+                          a.workspace_bytes, name());
+  }
+
+  // The caller's stream forks to the aux stream (filter gradient) and joins it again, so
+  // later work on the caller's stream sees dw and the workspace is free to reuse once
+  // the caller's stream passes this point. No host synchronisation.
+  Status RunDualStream(const RunArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs,
+                       const BackwardWorkspace& workspace) const {
+    const cudaStream_t main = NativeStream(a);
+    OPSCHED_ASSIGN_OR_RETURN(const AuxStream aux, ThreadAuxStream());
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t aux_handle, cudnn::Handle(aux.stream, kAuxHandleSlot));
+    // The data gradient's part first, then the filter gradient's from a 256-byte
+    // boundary to the end of what was given.
+    const size_t split = AlignUp(workspace.data_bytes);
+    const size_t filter_bytes = a.workspace_bytes - split;  // Run checked total() fits
+    char* const base = static_cast<char*>(a.workspace);
+    void* const filter_workspace = base != nullptr && filter_bytes > 0 ? base + split : nullptr;
+
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.fork, main), "conv2d_backward_cudnn_graph fork");
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(aux.stream, aux.fork, 0), "conv2d_backward_cudnn_graph fork");
+    const Status filter = ExecuteGraphOp(aux_handle, GraphOp::kBackwardFilter, p, hash, knobs.filter_engine,
+                                         filter_workspace, filter_bytes, name());
+    const Status data =
+        ExecuteGraphOp(main_handle, GraphOp::kBackwardData, p, hash, knobs.data_engine, base, split, name());
+    // Joined whatever happened above, so the caller's stream never runs ahead of work
+    // already queued on the aux stream.
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.join, aux.stream), "conv2d_backward_cudnn_graph join");
+    OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(main, aux.join, 0), "conv2d_backward_cudnn_graph join");
+    OPSCHED_RETURN_IF_ERROR(filter);
+    return data;
+  }
+};
+
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnnGraph);
+OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnGraph);
+
+}  // namespace
+}  // namespace opsched::conv2d
