@@ -62,6 +62,9 @@ def _nvcc_flags():
         "-Xcompiler", "-fPIC",
         "--expt-relaxed-constexpr",
         "-DOPSCHED_CUDA=1",
+        # Intermediate files beside the object: two sandboxed nvcc runs see the same
+        # process id in their own namespaces and would collide on /tmp/tmpxft_<pid>_*.
+        "--objdir-as-tempdir",
     ]
     for arch in CUDA_ARCHS:
         flags.append("-gencode=arch=compute_%s,code=sm_%s" % (arch, arch))

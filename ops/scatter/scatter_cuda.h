@@ -65,10 +65,13 @@ struct SliceConfig {
   int columns = 32;
   int threads = 256;  // ignored when ordered (a thread per column)
   bool ordered = true;
+  // Reduction none with plain shared-memory stores: any competing update wins (not
+  // deterministic), half the shared memory of the (position, value) keys.
+  bool any_winner = false;
 };
 inline constexpr size_t kSliceMaxSharedBytes = 160 * 1024;
 // Shared memory a tile of `columns` needs; 0 when the workload cannot be tiled.
-size_t SliceSharedBytes(const Params& p, int columns);
+size_t SliceSharedBytes(const Params& p, int columns, bool any_winner = false);
 gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspace, ErrorSlot slot,
                        gpuStream_t stream);
 

@@ -155,7 +155,8 @@ class ScatterCudaPrivatized : public ScatterGpu {
 };
 
 // Slice-local tiles: `ordered` (deterministic) applies each column's updates in order,
-// and for none/min/max also shares them with atomics; the atomic variant shares add/mul.
+// and for none/min/max also shares them with atomics; the atomic variant shares add/mul,
+// and none with plain stores (any competing update wins).
 class ScatterCudaSlice : public ScatterGpu {
  public:
   explicit ScatterCudaSlice(bool deterministic) : deterministic_(deterministic) {}
@@ -163,8 +164,8 @@ class ScatterCudaSlice : public ScatterGpu {
   ImplementationTraits traits() const override { return {.deterministic = deterministic_, .in_place = true}; }
   Status Applicable(const Workload& w, const Target& t) const override {
     const Params p = MakeParams(w);
-    if (!deterministic_ && Deterministic(p.reduction)) {
-      return absl::InvalidArgumentError("serves reductions add and mul (scatter_cuda_slice serves the others)");
+    if (!deterministic_ && Deterministic(p.reduction) && p.reduction != Reduction::kNone) {
+      return absl::InvalidArgumentError("serves reductions none, add and mul (scatter_cuda_slice serves min and max)");
     }
     if (!p.fast) {
       return absl::InvalidArgumentError("needs contiguous tensors with indices shaped like data outside the axis");
@@ -178,13 +179,14 @@ class ScatterCudaSlice : public ScatterGpu {
   }
   ConfigSpace Space(const Workload& w, const Target&) const override {
     const Params p = MakeParams(w);
+    const bool any_winner = !deterministic_;
     std::vector<int64_t> columns;
     for (int64_t c = 1; c <= 1024; c *= 2) {
-      if (k::SliceSharedBytes(p, static_cast<int>(c)) > 0) columns.push_back(c);
+      if (k::SliceSharedBytes(p, static_cast<int>(c), any_winner) > 0) columns.push_back(c);
     }
     for (int64_t m = 1; p.inner > 1 && p.inner * m <= 1024; m *= 2) {
       const int64_t c = p.inner * m;
-      if ((c & (c - 1)) != 0 && k::SliceSharedBytes(p, static_cast<int>(c)) > 0) columns.push_back(c);
+      if ((c & (c - 1)) != 0 && k::SliceSharedBytes(p, static_cast<int>(c), any_winner) > 0) columns.push_back(c);
     }
     std::sort(columns.begin(), columns.end());
     // threads 0: one thread per column, in order.
@@ -204,7 +206,7 @@ class ScatterCudaSlice : public ScatterGpu {
   Status Run(const RunArgs& a) const override {
     const int threads = static_cast<int>(a.config.GetInt("threads", 0));
     const k::SliceConfig config{static_cast<int>(a.config.GetInt("columns", 32)), threads > 0 ? threads : 32,
-                                threads == 0};
+                                threads == 0, !deterministic_};
     return Launched(k::LaunchSlice(ParamsFor(a), config, a.workspace, a.error_slot, StreamOf(a)));
   }
 

@@ -13,6 +13,8 @@
 // order (deterministic for every reduction); otherwise all threads share the tile's
 // updates with shared-memory atomics — for none, (a + 1, value) packed in 64 bits and
 // combined with max, so the last update along the axis wins, still deterministically.
+// With `kAnyWinner` (none, not deterministic) shared updates are plain 32-bit stores:
+// one of the competing updates wins, in half the shared memory.
 #include <type_traits>
 
 #include "ops/scatter/scatter_cuda_common.cuh"
@@ -137,10 +139,11 @@ struct Update {
   S value;
 };
 
-template <typename T, typename I, bool kNone>
+template <typename T, typename I, bool kNone, bool kAnyWinner>
 __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, bool ordered, WorkspaceHeader* header, ErrorSlot slot) {
   using S = typename T::Storage;
-  using Cell = std::conditional_t<kNone, Key, float>;
+  constexpr bool kKeyed = kNone && !kAnyWinner;  // (position, value) keys in 64 bits
+  using Cell = std::conditional_t<kKeyed, Key, float>;
   extern __shared__ Key shared_raw[];
   Cell* tile = reinterpret_cast<Cell*>(shared_raw);
   if (p.in_place) {
@@ -161,7 +164,7 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
       g, t, g.d, g.by_d_inner, [&](int64_t offset, uint32_t, uint32_t) { return data[offset]; },
       [&](S raw, int64_t, uint32_t row, uint32_t column) {
         const float v = T::Load(raw);
-        if constexpr (kNone) {
+        if constexpr (kKeyed) {
           tile[row * T_ + column] = __float_as_uint(v);  // position 0: any update wins
         } else {
           tile[row * T_ + column] = v;
@@ -180,7 +183,9 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
     }
     const float v = T::Load(u.value);
     Cell* cell = &tile[uint32_t(index) * T_ + column];
-    if constexpr (kNone) {
+    if constexpr (kAnyWinner) {
+      *cell = v;  // shared or in order: a plain store; with sharing, any update wins
+    } else if constexpr (kNone) {
       const Key key = (Key(a + 1) << 32) | __float_as_uint(v);
       if (atomic) {
         atomicMax(cell, key);
@@ -224,7 +229,7 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
   ForTile(
       g, t, g.d, g.by_d_inner,
       [&](int64_t, uint32_t row, uint32_t column) {
-        if constexpr (kNone) {
+        if constexpr (kKeyed) {
           return __uint_as_float(static_cast<unsigned int>(tile[row * T_ + column]));
         } else {
           return tile[row * T_ + column];
@@ -236,17 +241,19 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
 
 }  // namespace
 
-size_t SliceSharedBytes(const Params& p, int columns) {
+size_t SliceSharedBytes(const Params& p, int columns, bool any_winner) {
   SliceGeometry g;
   if (!TileShape(p, columns, &g)) return 0;
-  const size_t bytes = static_cast<size_t>(g.d) * columns * (p.reduction == Reduction::kNone ? 8 : 4);
+  const bool keyed = p.reduction == Reduction::kNone && !any_winner;
+  const size_t bytes = static_cast<size_t>(g.d) * columns * (keyed ? 8 : 4);
   return bytes <= kSliceMaxSharedBytes ? std::max<size_t>(bytes, 8) : 0;
 }
 
 gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspace, ErrorSlot slot,
                        gpuStream_t stream) {
   SliceGeometry g;
-  const size_t shared = SliceSharedBytes(p, config.columns);
+  const bool any_winner = config.any_winner && p.reduction == Reduction::kNone;
+  const size_t shared = SliceSharedBytes(p, config.columns, any_winner);
   if (shared == 0 || !TileShape(p, config.columns, &g)) return gpuErrorInvalidValue;
   auto* header = static_cast<WorkspaceHeader*>(workspace);
   gpuError_t err = ClearHeader(workspace, stream);
@@ -261,7 +268,9 @@ gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspa
     const int64_t tiles = g.case_a ? columns_total / g.columns
                                    : (g.outer + g.columns / g.inner - 1) / (g.columns / g.inner);
     const int threads = config.ordered ? g.columns : config.threads;
-    auto kernel = p.reduction == Reduction::kNone ? SliceKernel<T, I, true> : SliceKernel<T, I, false>;
+    auto kernel = any_winner                            ? SliceKernel<T, I, true, true>
+                  : p.reduction == Reduction::kNone ? SliceKernel<T, I, true, false>
+                                                    : SliceKernel<T, I, false, false>;
     gpuError_t e = AllowSharedMemory(reinterpret_cast<const void*>(kernel), shared);
     if (e != gpuSuccess) return e;
     kernel<<<static_cast<unsigned int>(tiles), threads, shared, stream>>>(p, g, config.ordered, header, slot);
