@@ -10,7 +10,6 @@
 // the workspace first.
 #include <cublas_v2.h>
 
-#include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
 #include <string>
@@ -19,6 +18,7 @@
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "extern/cublas/cublas_handle.h"
+#include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "strategies/registry.h"
@@ -443,40 +443,6 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
 
 // ---- Backward: dx and dw through GEMMs -------------------------------------------------------
 
-// The auxiliary stream and the two events that fork and join it, per (thread, device):
-// created once, reused by every call (recording an event again is how a later call
-// orders against it).
-struct AuxStream {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t fork = nullptr;
-  cudaEvent_t join = nullptr;
-};
-
-StatusOr<AuxStream> AuxStreamOfThread() {
-  thread_local absl::flat_hash_map<int, AuxStream> aux;
-  int device = 0;
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "conv2d auxiliary stream");
-  AuxStream& s = aux[device];
-  if (s.stream == nullptr) {
-    AuxStream fresh;
-    OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&fresh.stream, cudaStreamNonBlocking),
-                                "conv2d auxiliary stream");
-    Status st = gpu::ToStatus(cudaEventCreateWithFlags(&fresh.fork, cudaEventDisableTiming), "cudaEventCreate",
-                              "conv2d fork event");
-    if (st.ok()) {
-      st = gpu::ToStatus(cudaEventCreateWithFlags(&fresh.join, cudaEventDisableTiming), "cudaEventCreate",
-                         "conv2d join event");
-    }
-    if (!st.ok()) {
-      if (fresh.fork != nullptr) cudaEventDestroy(fresh.fork);
-      cudaStreamDestroy(fresh.stream);
-      return st;
-    }
-    s = fresh;
-  }
-  return s;
-}
-
 class Conv2dBackwardCudaGemm : public Conv2dGpu {
  public:
   std::string_view op() const override { return "conv2d_backward"; }
@@ -526,23 +492,16 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
     }
     // streams = 2: dw on the auxiliary stream (forked after the packing), dx meanwhile
     // on the main stream, which then waits for dw.
-    OPSCHED_ASSIGN_OR_RETURN(const AuxStream aux, AuxStreamOfThread());
-    OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.fork, main), name());
-    OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(aux.stream, aux.fork, 0), name());
-    Status dw = [&]() -> Status {
-      OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(aux.stream, 1));
-      return FilterGradient(p, dy, images, at(r.columns), handle, aux.stream);
-    }();
-    Status dx = !dw.ok() ? absl::OkStatus() : [&]() -> Status {
-      OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(main, 0));
-      return DataGradient(p, w, dy, images, at(r.columns_2), handle, main);
-    }();
-    // Join even after an error, so that the main stream never runs ahead of queued work.
-    Status joined = gpu::ToStatus(cudaEventRecord(aux.join, aux.stream), "cudaEventRecord", name());
-    if (joined.ok()) joined = gpu::ToStatus(cudaStreamWaitEvent(main, aux.join, 0), "cudaStreamWaitEvent", name());
-    OPSCHED_RETURN_IF_ERROR(dw);
-    OPSCHED_RETURN_IF_ERROR(dx);
-    return joined;
+    return ForkJoin(
+        main, name(),
+        [&](cudaStream_t aux) -> Status {
+          OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(aux, 1));
+          return FilterGradient(p, dy, images, at(r.columns), handle, aux);
+        },
+        [&]() -> Status {
+          OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(main, 0));
+          return DataGradient(p, w, dy, images, at(r.columns_2), handle, main);
+        });
   }
 
  private:

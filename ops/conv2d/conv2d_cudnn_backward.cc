@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "extern/cudnn/cudnn_handle.h"
+#include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "strategies/registry.h"
@@ -94,45 +94,6 @@ StatusOr<BackwardPlan> PlanFor(const Workload& w, const Config& config, bool det
   return plan;
 }
 
-// The auxiliary stream of streams=2 with its fork and join events: one set per (thread,
-// device), made on first use and kept for the life of the process like the cuDNN
-// handles, so Run allocates nothing once warm and never destroys a stream that queued
-// work may still use.
-struct AuxStream {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t fork = nullptr;  // recorded on the caller's stream: x, w, dy are ready
-  cudaEvent_t join = nullptr;  // recorded on the aux stream: dw is written
-};
-
-Status CreateAuxStream(AuxStream* aux) {
-  // Non-blocking: ordering with the caller's stream comes from the two events only, even
-  // when the caller uses the legacy default stream.
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&aux->stream, cudaStreamNonBlocking), "conv2d_backward_cudnn");
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->fork, cudaEventDisableTiming), "conv2d_backward_cudnn");
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventCreateWithFlags(&aux->join, cudaEventDisableTiming), "conv2d_backward_cudnn");
-  return absl::OkStatus();
-}
-
-void DestroyAuxStream(const AuxStream& aux) {
-  if (aux.join != nullptr) cudaEventDestroy(aux.join);
-  if (aux.fork != nullptr) cudaEventDestroy(aux.fork);
-  if (aux.stream != nullptr) cudaStreamDestroy(aux.stream);
-}
-
-StatusOr<AuxStream> ThreadAuxStream() {
-  thread_local absl::flat_hash_map<int, AuxStream> streams;  // by device
-  int device = 0;
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "conv2d_backward_cudnn aux stream");
-  if (auto it = streams.find(device); it != streams.end()) return it->second;
-  AuxStream aux;
-  if (Status s = CreateAuxStream(&aux); !s.ok()) {
-    DestroyAuxStream(aux);  // nothing queued on a half-made set yet
-    return s;
-  }
-  streams.emplace(device, aux);
-  return aux;
-}
-
 Status BackwardData(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
                     cudnnConvolutionBwdDataAlgo_t algo, void* workspace, size_t bytes) {
   OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(handle, &kOne, d.w(), p.wt, d.y(), p.y, d.conv(), algo,
@@ -159,22 +120,16 @@ Status RunSingleStream(const RunArgs& a, const CudnnDescriptors& d, const Proble
 // reuse once the caller's stream passes this point. No host synchronisation.
 Status RunDualStream(const RunArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
   const auto main = static_cast<cudaStream_t>(a.stream.native());
-  OPSCHED_ASSIGN_OR_RETURN(const AuxStream aux, ThreadAuxStream());
   OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
-  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t aux_handle, cudnn::Handle(aux.stream, kAuxHandleSlot));
   char* const workspace = static_cast<char*>(a.workspace);
   void* const filter_workspace = plan.filter_bytes > 0 ? workspace + AlignUp(plan.data_bytes) : nullptr;
-
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.fork, main), "conv2d_backward_cudnn fork");
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(aux.stream, aux.fork, 0), "conv2d_backward_cudnn fork");
-  const Status filter = BackwardFilter(aux_handle, d, p, plan.filter_algo, filter_workspace, plan.filter_bytes);
-  const Status data = BackwardData(main_handle, d, p, plan.data_algo, workspace, plan.data_bytes);
-  // Joined whatever happened above, so the caller's stream never runs ahead of work
-  // already queued on the aux stream.
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaEventRecord(aux.join, aux.stream), "conv2d_backward_cudnn join");
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaStreamWaitEvent(main, aux.join, 0), "conv2d_backward_cudnn join");
-  OPSCHED_RETURN_IF_ERROR(filter);
-  return data;
+  return ForkJoin(
+      main, "conv2d_backward_cudnn",
+      [&](cudaStream_t aux) -> Status {
+        OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t aux_handle, cudnn::Handle(aux, kAuxHandleSlot));
+        return BackwardFilter(aux_handle, d, p, plan.filter_algo, filter_workspace, plan.filter_bytes);
+      },
+      [&] { return BackwardData(main_handle, d, p, plan.data_algo, workspace, plan.data_bytes); });
 }
 
 template <bool kDeterministicOnly>

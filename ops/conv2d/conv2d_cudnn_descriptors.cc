@@ -2,16 +2,14 @@
 
 #include <array>
 #include <climits>
-#include <memory>
-#include <mutex>
 #include <span>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_query_cache.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -324,25 +322,10 @@ std::optional<size_t> AlgoQuery::Workspace(cudnnConvolutionBwdFilterAlgo_t algo)
 }
 
 StatusOr<const AlgoQuery*> QueryAlgorithms(const Workload& canonical) {
-  // Keyed by (device, workload hash): support can differ between GPUs. Entries are never
-  // erased, so the pointers handed out stay valid; the map is never destroyed, so a
-  // pointer outlives static destruction too.
-  static std::mutex mutex;
-  static auto* cache = new absl::flat_hash_map<std::pair<int, uint64_t>, std::unique_ptr<const AlgoQuery>>();
-  int device = 0;
-  OPSCHED_GPU_RETURN_IF_ERROR(cudaGetDevice(&device), "cuDNN conv2d algorithm query");
-  const std::pair<int, uint64_t> key{device, canonical.hash()};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = cache->find(key); it != cache->end()) return it->second.get();
-  }
-  // Asked outside the lock: a first query takes milliseconds and must not stall other
-  // threads' lookups. Two threads racing on one workload compute equal answers; the
-  // first stored wins.
-  OPSCHED_ASSIGN_OR_RETURN(AlgoQuery answer, AskCudnn(MakeProblem(canonical)));
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto it = cache->try_emplace(key, std::make_unique<const AlgoQuery>(std::move(answer))).first;
-  return it->second.get();
+  // Keyed by (device, workload hash): support can differ between GPUs.
+  static auto* cache = new DeviceQueryCache<AlgoQuery>();
+  return cache->Get(canonical.hash(), "cuDNN conv2d algorithm query",
+                    [&] { return AskCudnn(MakeProblem(canonical)); });
 }
 
 }  // namespace opsched::conv2d

@@ -1,4 +1,4 @@
-// What the conv2d cuDNN graph-API externs (conv2d_cudnn_graph.cc) build on: the engines
+// What the conv2d cuDNN graph-API externs (conv2d_cudnn_graph_impls.cc) build on: the engines
 // cuDNN's graph (backend) API offers for one operation of a Problem, and the execution of
 // one operation with a finalized plan cached per thread.
 //
@@ -59,6 +59,8 @@ struct GraphEngineQuery {
 // milliseconds), then served from a process-wide cache keyed by (device, workload hash).
 // Failures are returned, not cached. The pointer stays valid for the life of the process.
 StatusOr<const GraphEngineQuery*> QueryGraphEngines(const Workload& canonical);
+// The same with the workload's hash() already at hand.
+StatusOr<const GraphEngineQuery*> QueryGraphEngines(const Workload& canonical, uint64_t hash);
 
 // Queues `op` of problem `p` (pointers set) with engine `engine` on `handle`'s stream.
 // `workload_hash` is the canonical workload's hash(); `workspace` holds
