@@ -2,6 +2,7 @@
 // input generation, the float64 reference (conv2d_reference.h) and the check against it.
 #include "ops/conv2d/conv2d_def.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -255,10 +256,11 @@ class Conv2dOpDefBase : public OpDef {
     for (size_t i = 0; i < outputs.size(); ++i) {
       const std::vector<double>& mag = m.sums.at(i);
       const ErrorBound bound = BoundFor(p, outputs[i].desc().dtype(), TermsOf(p, names[i]));
+      const double max_magnitude = mag.empty() ? 0.0 : *std::max_element(mag.begin(), mag.end());
       for (int64_t e = 0; e < outputs[i].desc().numel(); ++e) {
         const double got = outputs[i].Get(e);
         const double want = reference[i][e];
-        const double tol = bound.Tolerance(mag[e], want);
+        const double tol = bound.Tolerance(mag[e], max_magnitude, want);
         if (!(std::abs(got - want) <= tol)) {  // NaN fails
           return absl::DataLossError(fmt::format(
               "{}: {}[{}] is {}, expected {} within {} (math {}, sum of |products| {})", name(), names[i], e, got,

@@ -73,8 +73,8 @@ int64_t TermsOf(const Problem& p, std::string_view output) {
   return p.reduction_length() + (p.kind == Kind::kBiasActivation ? 1 : 0);
 }
 
-double ErrorBound::Tolerance(double magnitude, double want) const {
-  return per_magnitude * magnitude + relative * std::abs(want) + absolute;
+double ErrorBound::Tolerance(double magnitude, double max_magnitude, double want) const {
+  return per_magnitude * magnitude + transform * max_magnitude + relative * std::abs(want) + absolute;
 }
 
 ErrorBound BoundFor(const Problem& p, DType output, int64_t terms) {
@@ -83,10 +83,10 @@ ErrorBound BoundFor(const Problem& p, DType output, int64_t terms) {
   const double gamma = t * u / (1 - std::min(0.5, t * u));
   const double u_out = output == DType::kF16 ? std::ldexp(1.0, -11) : output == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0;
   ErrorBound b;
-  // Accumulation, transforms (Winograd and FFT round in transformed space: measured on
-  // cuDNN's winograd_nonfused at 69 u of the magnitude for a 9-term sum), tf32 inputs,
-  // and for f16/bf16 the roundings of the sum before the bias is added (unfused paths).
-  b.per_magnitude = 2 * gamma + 256 * u + (p.math == Math::kTf32 ? 2 * std::ldexp(1.0, -10) : 0.0) + 2 * u_out;
+  // Accumulation, tf32 inputs, and for f16/bf16 the roundings of the sum before the
+  // bias is added (unfused paths); transforms scale with the tensor's largest magnitude.
+  b.per_magnitude = 2 * gamma + (p.math == Math::kTf32 ? 2 * std::ldexp(1.0, -10) : 0.0) + 2 * u_out;
+  b.transform = 1024 * u;
   b.relative = u_out + 4 * u;
   // f16's subnormal spacing; the activations' f32 evaluation (sigmoid, tanh) within a
   // few ulps of values below 1.

@@ -19,19 +19,24 @@ StatusOr<std::vector<std::vector<double>>> ReferenceOutputs(const Problem& probl
 // The most terms one element of `output` ("y", "dx" or "dw") sums.
 int64_t TermsOf(const Problem& problem, std::string_view output);
 
-// |got - want| <= per_magnitude * sum|products| + relative * |want| + absolute.
+// |got - want| <= per_magnitude * m + transform * max_m + relative * |want| + absolute,
+// with m the sum of |products| (and |bias|) of the element and max_m the largest m of its
+// output tensor:
 //  - accumulation in f32 in any order: Higham's gamma_T = T u / (1 - T u), doubled;
-//  - transform-based algorithms (Winograd, FFT), whose roundings happen in transformed
-//    space, not per product: 256 u of the magnitude;
+//  - transform-based algorithms (Winograd, FFT) round in transformed space, where one
+//    output's error scales with its whole input tile, not with its own products
+//    (measured: cuDNN's winograd_nonfused at 645 u of a 9-term output's own m, far less
+//    of max_m): 1024 u of max_m;
 //  - tf32: each product's two inputs rounded to a 10-bit mantissa (2^-10 each, which
 //    covers truncation as well as rounding);
-//  - the output's own rounding (f16, bf16; twice more of the magnitude where the sum is
-//    rounded before the bias is added) and the activation's f32 evaluation.
+//  - the output's own rounding (f16, bf16; twice more of m where the sum is rounded
+//    before the bias is added) and the activation's f32 evaluation.
 struct ErrorBound {
   double per_magnitude = 0;
+  double transform = 0;
   double relative = 0;
   double absolute = 0;
-  double Tolerance(double magnitude, double want) const;
+  double Tolerance(double magnitude, double max_magnitude, double want) const;
 };
 ErrorBound BoundFor(const Problem& problem, DType output, int64_t terms);
 
