@@ -200,7 +200,7 @@ Status RunGemm(cublasHandle_t handle, Math math, GemmCall g) {
   }
   for (int64_t v : {g.m, g.n, g.k, g.lda, g.ldb, g.ldc, g.batch}) {
     if (!FitsInt(v)) {
-      return absl::InvalidArgumentError(fmt::format("GEMM extent {} exceeds cuBLAS's 32-bit sizes", v));
+      return absl::InternalError(fmt::format("GEMM extent {} exceeds cuBLAS's 32-bit sizes", v));
     }
   }
   const cublasComputeType_t compute = math == Math::kTf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -408,8 +408,8 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
     const gpuStream_t stream = StreamOf(a);
     const int64_t images = std::clamp<int64_t>(a.config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
     if (a.workspace_bytes < Bytes(p, images)) {
-      return absl::InvalidArgumentError(fmt::format("{}: workspace of {} bytes, needs {}", name(),
-                                                    a.workspace_bytes, Bytes(p, images)));
+      return absl::InternalError(fmt::format("{}: workspace of {} bytes, needs {}", name(), a.workspace_bytes,
+                                             Bytes(p, images)));
     }
     if (p.n * p.k * p.p * p.q == 0) return absl::OkStatus();
     auto* scratch = static_cast<float*>(a.workspace);
@@ -476,7 +476,7 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
     const int streams = a.config.GetInt("streams", 1) == 2 ? 2 : 1;
     const Regions r = RegionsOf(p, images, streams);
     if (a.workspace_bytes < r.total) {
-      return absl::InvalidArgumentError(
+      return absl::InternalError(
           fmt::format("{}: workspace of {} bytes, needs {}", name(), a.workspace_bytes, r.total));
     }
     auto* base = static_cast<char*>(a.workspace);

@@ -388,9 +388,10 @@ bool IsRefusal(const Status& s) {
   return s.code() == StatusCode::kUnimplemented || s.code() == StatusCode::kInvalidArgument;
 }
 
-// A failure that may not happen again (memory ran out), so it is neither cached nor taken
-// as the engine's answer. Any other failure to build one engine's plan leaves that
-// engine out, in the query and in the plan cache alike, so the two always agree.
+// A failure that may not happen again (memory ran out): the query fails rather than
+// record a partial answer. Any other failure to build one engine's plan leaves that
+// engine out of the query; at run time only refusals are remembered (plan cache), other
+// errors are returned as they are.
 bool IsTransient(const Status& s) { return s.code() == StatusCode::kResourceExhausted; }
 
 // The usable engines of one operation, each with its workspace. A graph cuDNN refuses
@@ -510,10 +511,10 @@ StatusOr<PlanSlot*> FindOrBuildPlan(cudnnHandle_t handle, GraphOp op, const Prob
   StatusOr<std::unique_ptr<CachedPlan>> built = BuildPlan(handle, op, p, engine, alignment);
   if (built.ok()) {
     slot.plan = std::move(built).value();
-  } else if (IsTransient(built.status())) {
-    return built.status();
+  } else if (IsRefusal(built.status())) {
+    slot.refusal = built.status();  // cuDNN would refuse again: remembered
   } else {
-    slot.refusal = built.status();
+    return built.status();  // memory or a real error: reported as it is, not cached
   }
   return &cache.try_emplace(key, std::move(slot)).first->second;
 }

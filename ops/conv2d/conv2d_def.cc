@@ -23,8 +23,24 @@ std::array<int, 4> LogicalOrder(Layout layout) {
 Layout LayoutOf(const Workload& w) { return *w.GetString("layout") == "nhwc" ? Layout::kNhwc : Layout::kNchw; }
 
 // A layout's shape of logical (a, b, c, d) = (n, c, h, w) or, for filters, (k, c, r, s).
-std::vector<int64_t> Shape(Layout layout, int64_t a, int64_t b, int64_t c, int64_t d) {
-  return layout == Layout::kNchw ? std::vector<int64_t>{a, b, c, d} : std::vector<int64_t>{a, c, d, b};
+std::array<int64_t, 4> Shape(Layout layout, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return layout == Layout::kNchw ? std::array<int64_t, 4>{a, b, c, d} : std::array<int64_t, 4>{a, c, d, b};
+}
+
+// The strides, in logical order, of a contiguous tensor of logical sizes (a, b, c, d) in
+// `layout` (no allocation: MakeProblem runs on every call).
+void ContiguousStrides(Layout layout, int64_t b, int64_t c, int64_t d, int64_t out[4]) {
+  if (layout == Layout::kNchw) {  // memory order a, b, c, d
+    out[3] = 1;
+    out[2] = d;
+    out[1] = c * d;
+    out[0] = b * c * d;
+  } else {  // memory order a, c, d, b
+    out[1] = 1;
+    out[3] = b;
+    out[2] = d * b;
+    out[0] = c * d * b;
+  }
 }
 
 void Permuted(const TensorDesc& t, Layout layout, int64_t out[4]) {
@@ -35,6 +51,8 @@ void Permuted(const TensorDesc& t, Layout layout, int64_t out[4]) {
 ElementType ElementTypeOf(DType d) {
   return d == DType::kF32 ? ElementType::kF32 : d == DType::kF16 ? ElementType::kF16 : ElementType::kBF16;
 }
+
+constexpr int64_t kMaxAttr = int64_t(1) << 30;
 
 // Reads a pair attribute ("stride=2,1" or "stride=2"), checking its range.
 Status PairAttr(const Workload& w, std::string_view op, const char* name, int64_t fallback, int64_t least,
@@ -50,6 +68,9 @@ Status PairAttr(const Workload& w, std::string_view op, const char* name, int64_
   for (int64_t x : v) {
     if (x < least) {
       return absl::InvalidArgumentError(fmt::format("{}: {} {} must be at least {}", op, name, x, least));
+    }
+    if (x > kMaxAttr) {  // keeps the output-size arithmetic far from overflow
+      return absl::InvalidArgumentError(fmt::format("{}: {} {} is larger than {}", op, name, x, kMaxAttr));
     }
   }
   *out = v;
@@ -179,8 +200,8 @@ class Conv2dOpDefBase : public OpDef {
     }
     if (kind_ == Kind::kBackward) {
       const TensorDesc& dy = *wl->FindTensor("dy");
-      const std::vector<int64_t> want = Shape(l, n, k, p, q);
-      if (std::vector<int64_t>(dy.shape().begin(), dy.shape().end()) != want) {
+      const std::array<int64_t, 4> want = Shape(l, n, k, p, q);
+      if (!std::equal(dy.shape().begin(), dy.shape().end(), want.begin(), want.end())) {
         return absl::InvalidArgumentError(fmt::format("{}: dy is {}, expected [{}] (the output's shape, {} layout)",
                                                       op, dy.ToString(), fmt::join(want, ","), layout));
       }
@@ -344,15 +365,12 @@ Problem MakeProblem(const Workload& wl) {
   p.q = OutputSize(p.w, p.s, p.stride_w, p.pad_w, p.dil_w);
   Permuted(x, p.layout, p.x_strides);
   Permuted(w, p.layout, p.w_strides);
-  const DType dtype = x.dtype();
-  const TensorDesc y = p.kind == Kind::kBackward
-                           ? *wl.FindTensor("dy")
-                           : TensorDesc::Contiguous(dtype, Shape(p.layout, p.n, p.k, p.p, p.q));
-  Permuted(y, p.layout, p.y_strides);
   if (p.kind == Kind::kBackward) {
-    Permuted(TensorDesc::Contiguous(dtype, Shape(p.layout, p.n, p.c, p.h, p.w)), p.layout, p.dx_strides);
-    Permuted(TensorDesc::Contiguous(dtype, Shape(p.layout, p.k, p.c / p.groups, p.r, p.s)), p.layout,
-             p.dw_strides);
+    Permuted(*wl.FindTensor("dy"), p.layout, p.y_strides);
+    ContiguousStrides(p.layout, p.c, p.h, p.w, p.dx_strides);
+    ContiguousStrides(p.layout, p.c / p.groups, p.r, p.s, p.dw_strides);
+  } else {
+    ContiguousStrides(p.layout, p.k, p.p, p.q, p.y_strides);
   }
   if (p.kind == Kind::kBiasActivation) p.b_stride = wl.FindTensor("b")->stride(0);
   return p;
