@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <string_view>
 
 #include "core/gpu/gpu_status.h"
@@ -23,6 +25,18 @@ struct AuxStream {
 
 // The calling thread's set for its current device.
 StatusOr<AuxStream> ThreadAuxStream();
+
+// The handle slot (cuDNN, cuBLAS) of work on the auxiliary stream; slot 0 serves the
+// caller's stream.
+inline constexpr int kAuxHandleSlot = 1;
+
+// How the two gradients of a backward pass share one workspace: on one stream they take
+// turns (the larger need); on two, each has its own part, the filter gradient's from the
+// first 256-byte boundary after the data gradient's.
+inline size_t FilterWorkspaceOffset(size_t data_bytes) { return (data_bytes + 255) / 256 * 256; }
+inline size_t BackwardWorkspaceBytes(size_t data_bytes, size_t filter_bytes, int streams) {
+  return streams == 2 ? FilterWorkspaceOffset(data_bytes) + filter_bytes : std::max(data_bytes, filter_bytes);
+}
 
 // Queues `on_aux(aux_stream)` after the work already on `main`, then `on_main()`, then
 // makes `main` wait for the aux stream — joined whatever the two returned, so `main`

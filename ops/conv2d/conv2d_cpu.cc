@@ -9,12 +9,6 @@
 namespace opsched::conv2d {
 namespace {
 
-std::vector<int64_t> ThreadCounts(const Target& target) {
-  std::vector<int64_t> threads;
-  for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-  return threads;
-}
-
 template <Kind K>
 class Conv2dCpuDirect : public Implementation {
  public:
@@ -28,7 +22,7 @@ class Conv2dCpuDirect : public Implementation {
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload&, const Target&) const override { return absl::OkStatus(); }
   ConfigSpace Space(const Workload&, const Target& target) const override {
-    return ConfigSpace().AddInts("threads", ThreadCounts(target));
+    return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
   }
   Status Run(const RunArgs& a) const override {
     const Problem p = MakeProblem(a.workload, a.tensors);

@@ -172,15 +172,9 @@ void Backward(const Problem& p, int threads, float* ws) {
       for (int64_t ih = 0; ih < p.h; ++ih) {
         for (int64_t iw = 0; iw < p.w; ++iw) {
           float sum = 0.0f;
-          for (int64_t r = 0; r < p.r; ++r) {
-            const int64_t th = ih + p.pad_h - r * p.dil_h;
-            if (th < 0 || th % p.stride_h != 0 || th / p.stride_h >= p.p) continue;
-            for (int64_t s = 0; s < p.s; ++s) {
-              const int64_t tw = iw + p.pad_w - s * p.dil_w;
-              if (tw < 0 || tw % p.stride_w != 0 || tw / p.stride_w >= p.q) continue;
-              sum += dcol[((c * p.r + r) * p.s + s) * pixels + (th / p.stride_h) * p.q + tw / p.stride_w];
-            }
-          }
+          cpu::ForTapsReading(p, ih, iw, [&](int64_t r, int64_t s, int64_t oh, int64_t ow) {
+            sum += dcol[((c * p.r + r) * p.s + s) * pixels + oh * p.q + ow];
+          });
           dx[Offset(p.dx_strides, n, c, ih, iw)] = E::Store(sum);
         }
       }
@@ -218,9 +212,7 @@ class Conv2dCpuIm2colGemm : public Implementation {
     return absl::OkStatus();
   }
   ConfigSpace Space(const Workload&, const Target& target) const override {
-    std::vector<int64_t> threads;
-    for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-    return ConfigSpace().AddInts("threads", threads);
+    return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
   }
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
     const int threads = static_cast<int>(c.GetInt("threads", 1));

@@ -6,8 +6,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "core/element.h"
 #include "ops/conv2d/conv2d_params.h"
@@ -86,6 +88,21 @@ void Forward(const Problem& pr, int threads) {
   }
 }
 
+// Calls f(r, s, oh, ow) for every filter tap (r, s) and output position (oh, ow) whose
+// window reads input position (ih, iw): the gather form of the backward data pass.
+template <typename F>
+inline void ForTapsReading(const Problem& pr, int64_t ih, int64_t iw, F&& f) {
+  for (int64_t r = 0; r < pr.r; ++r) {
+    const int64_t th = ih + pr.pad_h - r * pr.dil_h;
+    if (th < 0 || th % pr.stride_h != 0 || th / pr.stride_h >= pr.p) continue;
+    for (int64_t s = 0; s < pr.s; ++s) {
+      const int64_t tw = iw + pr.pad_w - s * pr.dil_w;
+      if (tw < 0 || tw % pr.stride_w != 0 || tw / pr.stride_w >= pr.q) continue;
+      f(r, s, th / pr.stride_h, tw / pr.stride_w);
+    }
+  }
+}
+
 // dx[n,c,h,w] = sum over the filters of c's group and the taps that read (h, w) of
 // dy * w; parallel over (n, c).
 template <typename E, typename Acc, bool Abs = false>
@@ -104,16 +121,10 @@ void BackwardData(const Problem& pr, int threads) {
           Acc acc = 0;
           for (int64_t kk = 0; kk < kg; ++kk) {
             const int64_t k = g * kg + kk;
-            for (int64_t r = 0; r < pr.r; ++r) {
-              const int64_t th = ih + pr.pad_h - r * pr.dil_h;
-              if (th < 0 || th % pr.stride_h != 0 || th / pr.stride_h >= pr.p) continue;
-              for (int64_t s = 0; s < pr.s; ++s) {
-                const int64_t tw = iw + pr.pad_w - s * pr.dil_w;
-                if (tw < 0 || tw % pr.stride_w != 0 || tw / pr.stride_w >= pr.q) continue;
-                acc += Load<Abs, Acc, E>(dy, Offset(pr.y_strides, n, k, th / pr.stride_h, tw / pr.stride_w)) *
-                       Load<Abs, Acc, E>(w, Offset(pr.w_strides, k, cc, r, s));
-              }
-            }
+            ForTapsReading(pr, ih, iw, [&](int64_t r, int64_t s, int64_t oh, int64_t ow) {
+              acc += Load<Abs, Acc, E>(dy, Offset(pr.y_strides, n, k, oh, ow)) *
+                     Load<Abs, Acc, E>(w, Offset(pr.w_strides, k, cc, r, s));
+            });
           }
           dx[Offset(pr.dx_strides, n, c, ih, iw)] = E::Store(acc);
         }
@@ -154,6 +165,13 @@ void BackwardFilter(const Problem& pr, int threads) {
       }
     }
   }
+}
+
+// The `threads` knob's values: powers of two up to the target's cores.
+inline std::vector<int64_t> ThreadCounts(int cores) {
+  std::vector<int64_t> threads;
+  for (int64_t t = 1; t <= std::max(1, cores); t *= 2) threads.push_back(t);
+  return threads;
 }
 
 // Calls f.template operator()<E>() with E the element tag of the problem's type.

@@ -495,7 +495,7 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
     return ForkJoin(
         main, name(),
         [&](cudaStream_t aux) -> Status {
-          OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(aux, 1));
+          OPSCHED_ASSIGN_OR_RETURN(cublasHandle_t handle, cublas::Handle(aux, kAuxHandleSlot));
           return FilterGradient(p, dy, images, at(r.columns), handle, aux);
         },
         [&]() -> Status {

@@ -31,12 +31,6 @@ namespace {
 
 constexpr float kOne = 1.0f;
 constexpr float kZero = 0.0f;
-// Where the filter gradient's workspace starts after the data gradient's (streams=2).
-constexpr size_t kWorkspaceAlignment = 256;
-// The handle slot of the auxiliary stream (slot 0 is the caller's stream).
-constexpr int kAuxHandleSlot = 1;
-
-size_t AlignUp(size_t bytes) { return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
 
 // The names of the supported algorithms, less the non-deterministic ones when asked.
 template <typename Algo>
@@ -57,9 +51,7 @@ struct BackwardPlan {
   int streams = 1;
 
   // One workspace reused in turn, or two side by side.
-  size_t workspace_bytes() const {
-    return streams == 2 ? AlignUp(data_bytes) + filter_bytes : std::max(data_bytes, filter_bytes);
-  }
+  size_t workspace_bytes() const { return BackwardWorkspaceBytes(data_bytes, filter_bytes, streams); }
 };
 
 // The config's algorithms with their workspaces: Unimplemented when cuDNN does not
@@ -122,7 +114,7 @@ Status RunDualStream(const RunArgs& a, const CudnnDescriptors& d, const Problem&
   const auto main = static_cast<cudaStream_t>(a.stream.native());
   OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
   char* const workspace = static_cast<char*>(a.workspace);
-  void* const filter_workspace = plan.filter_bytes > 0 ? workspace + AlignUp(plan.data_bytes) : nullptr;
+  void* const filter_workspace = plan.filter_bytes > 0 ? workspace + FilterWorkspaceOffset(plan.data_bytes) : nullptr;
   return ForkJoin(
       main, "conv2d_backward_cudnn",
       [&](cudaStream_t aux) -> Status {

@@ -44,8 +44,6 @@ constexpr int64_t kUidDw = 5;
 // vectorised loads need it. Smaller alignments claim the element size.
 constexpr int64_t kPreferredAlignment = 16;
 
-int64_t ElementBytes(ElementType type) { return type == ElementType::kF32 ? 4 : 2; }
-
 cudnnDataType_t GraphDataType(ElementType type) {
   switch (type) {
     case ElementType::kF16:

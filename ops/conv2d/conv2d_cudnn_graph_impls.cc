@@ -27,13 +27,6 @@ namespace opsched::conv2d {
 
 namespace {
 
-// Where the filter gradient's workspace starts after the data gradient's (streams=2).
-constexpr size_t kWorkspaceAlignment = 256;
-// The handle slot of the auxiliary stream (slot 0 is the caller's stream).
-constexpr int kAuxHandleSlot = 1;
-
-size_t AlignUp(size_t bytes) { return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment; }
-int64_t ElementBytes(ElementType type) { return type == ElementType::kF32 ? 4 : 2; }
 cudaStream_t NativeStream(const RunArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
 
 // ---------------------------------------------------------------------------------------
@@ -131,9 +124,7 @@ struct BackwardWorkspace {
   int streams = 1;
 
   // One workspace reused in turn, or two side by side (the filter part 256-byte aligned).
-  size_t total() const {
-    return streams == 2 ? AlignUp(data_bytes) + filter_bytes : std::max(data_bytes, filter_bytes);
-  }
+  size_t total() const { return BackwardWorkspaceBytes(data_bytes, filter_bytes, streams); }
 };
 
 // Unimplemented when an engine is not usable for the workload.
@@ -225,7 +216,7 @@ class Conv2dBackwardCudnnGraph : public Implementation {
     OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
     // The data gradient's part first, then the filter gradient's from a 256-byte
     // boundary to the end of what was given.
-    const size_t split = AlignUp(workspace.data_bytes);
+    const size_t split = FilterWorkspaceOffset(workspace.data_bytes);
     const size_t filter_bytes = a.workspace_bytes - split;  // Run checked total() fits
     char* const base = static_cast<char*>(a.workspace);
     void* const filter_workspace = base != nullptr && filter_bytes > 0 ? base + split : nullptr;

@@ -61,6 +61,8 @@ struct Problem {
   int64_t reduction_length() const { return channels_per_group() * r * s; }
 };
 
+inline constexpr int64_t ElementBytes(ElementType type) { return type == ElementType::kF32 ? 4 : 2; }
+
 // Output size of one spatial dimension (0 when the window does not fit).
 inline constexpr int64_t OutputSize(int64_t in, int64_t filter, int64_t stride, int64_t pad, int64_t dilation) {
   const int64_t span = dilation * (filter - 1) + 1;
