@@ -12,6 +12,7 @@ struct BenchFlags {
   std::string target;
   std::string baseline;
   double tolerance_pct = 5;
+  double min_change_us = 0.5;
   bool update_baseline = false;
   std::string report;
   int min_repeats = 10;
@@ -32,6 +33,8 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
   b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
   b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");
+  b->add_option("--min-change-us", flags->min_change_us,
+                "Microseconds a regression must also exceed (launch-bound ops jitter by tenths of a µs)");
   b->add_flag("--update-baseline", flags->update_baseline, "Write this run's medians as the baseline");
   b->add_option("--report", flags->report, "Folder for report.json, report.md and speedups.svg");
   b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload");
@@ -55,6 +58,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
     }
     o.baseline_path = flags->baseline.empty() ? bench::DefaultBaselinePath(o.target) : flags->baseline;
     o.tolerance = flags->tolerance_pct / 100;
+    o.min_change_us = flags->min_change_us;
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.generator.index_pattern = flags->index_pattern;

@@ -264,6 +264,7 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   report.set_suite(options.suite_path);
   for (const std::string& r : options.records) report.add_records(r);
   report.set_tolerance_pct(options.tolerance * 100);
+  report.set_min_change_us(options.min_change_us);
   report.set_baseline(options.baseline_path);
   report.set_timestamp_unix_s(std::chrono::duration_cast<std::chrono::seconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
@@ -294,7 +295,7 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
     m.low = e->tuned().ci_low_us();
     m.high = e->tuned().ci_high_us();
     m.samples = e->tuned().samples();
-    const Verdict v = Judge(m, base, options.tolerance);
+    const Verdict v = Judge(m, base, options.tolerance, options.min_change_us);
     e->set_baseline_us(base);
     if (base > 0) e->set_change(m.median / base);
     e->set_verdict(VerdictName(v));

@@ -20,6 +20,7 @@ struct BenchOptions {
   std::vector<std::string> records;
   std::string baseline_path;  // read when it exists
   double tolerance = 0.05;    // fraction
+  double min_change_us = 0.5;  // and at least this much (see verdict.h)
   int rounds = 3;             // interleaved measurement rounds, pooled
   MeasureOptions measure;
   GeneratorOptions generator;

@@ -33,10 +33,14 @@ const char* VerdictName(Verdict v) {
   }
 }
 
-Verdict Judge(const MedianEstimate& current, double baseline_median, double tolerance) {
+Verdict Judge(const MedianEstimate& current, double baseline_median, double tolerance, double min_change_us) {
   if (baseline_median <= 0) return Verdict::kNew;
-  if (current.low > baseline_median * (1 + tolerance)) return Verdict::kRegression;
-  if (current.high < baseline_median * (1 - tolerance)) return Verdict::kImprovement;
+  if (current.low > baseline_median * (1 + tolerance) && current.low - baseline_median > min_change_us) {
+    return Verdict::kRegression;
+  }
+  if (current.high < baseline_median * (1 - tolerance) && baseline_median - current.high > min_change_us) {
+    return Verdict::kImprovement;
+  }
   return Verdict::kOk;
 }
 

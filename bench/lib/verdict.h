@@ -1,7 +1,8 @@
 // The regression verdict of opsched bench. A workload regresses only when its median is
 // slower than the baseline's beyond the tolerance *and* beyond the noise measured in the
 // same run: the lower 95% confidence bound of the current median must exceed the
-// baseline median times (1 + tolerance). Medians and their bounds come from the pooled
+// baseline median times (1 + tolerance) — and by more than an absolute floor, since a
+// launch-bound op of a few µs moves by a few tenths of a µs from host to host. Medians and their bounds come from the pooled
 // samples of repeated measurement rounds (distribution-free order statistics).
 #pragma once
 
@@ -26,6 +27,8 @@ enum class Verdict { kOk, kRegression, kImprovement, kNew };
 const char* VerdictName(Verdict v);  // "ok", "regression", "improvement", "new"
 
 // `baseline_median` <= 0 means the baseline has no entry (kNew, never a failure).
-Verdict Judge(const MedianEstimate& current, double baseline_median, double tolerance);
+// `min_change_us`: a regression or improvement must also move the median bound by more
+// than this many µs.
+Verdict Judge(const MedianEstimate& current, double baseline_median, double tolerance, double min_change_us = 0);
 
 }  // namespace opsched::bench

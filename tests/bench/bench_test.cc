@@ -57,6 +57,18 @@ TEST(VerdictTest, RealRegressionIsCaughtNoiseIsNot) {
   EXPECT_EQ(Judge(EstimateMedian(Noisy(80, 1, 45, 8)), 100, tolerance), Verdict::kImprovement);
 }
 
+TEST(VerdictTest, TinyAbsoluteChangesAreNotRegressions) {
+  // A launch-bound 7 µs op measured 6% slower on another host (6.6 -> 7.0 µs, tight
+  // intervals): a relative regression, but within the 0.5 µs floor.
+  const MedianEstimate tiny = EstimateMedian(Noisy(7.0, 0.05, 45, 3));
+  EXPECT_EQ(Judge(tiny, 6.6, 0.05), Verdict::kRegression);
+  EXPECT_EQ(Judge(tiny, 6.6, 0.05, 0.5), Verdict::kOk);
+  // The floor does not hide a real regression of a larger op.
+  EXPECT_EQ(Judge(EstimateMedian(Noisy(120, 1, 45, 4)), 100, 0.05, 0.5), Verdict::kRegression);
+  // Nor of a small one that moves by more than the floor.
+  EXPECT_EQ(Judge(EstimateMedian(Noisy(9.0, 0.5, 45, 5)), 6.6, 0.05, 0.5), Verdict::kRegression);
+}
+
 TEST(VerdictTest, MissingBaselineEntryIsReportedNotFailed) {
   EXPECT_EQ(Judge(EstimateMedian(Noisy(100, 1, 45, 1)), 0, 0.05), Verdict::kNew);
   EXPECT_STREQ(VerdictName(Verdict::kNew), "new");
