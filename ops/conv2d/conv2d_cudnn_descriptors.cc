@@ -68,16 +68,6 @@ StatusOr<Algo> ParseIn(std::span<const NamedAlgo<Algo>> table, std::string_view 
   return absl::InvalidArgumentError(fmt::format("unknown cuDNN {} algorithm \"{}\"", what, name));
 }
 
-cudnnDataType_t DataType(ElementType type) {
-  switch (type) {
-    case ElementType::kF16:
-      return CUDNN_DATA_HALF;
-    case ElementType::kBF16:
-      return CUDNN_DATA_BFLOAT16;
-    default:
-      return CUDNN_DATA_FLOAT;
-  }
-}
 
 // fp32 keeps f32 products exact (FMA kernels only); tf32 is cuDNN's default math, which
 // lets tensor cores round f32 inputs to TF32 (ALLOW_CONVERSION would go further, down
@@ -205,6 +195,17 @@ std::optional<size_t> WorkspaceIn(const std::vector<SupportedAlgo<Algo>>& suppor
 
 }  // namespace
 
+cudnnDataType_t CudnnDataType(ElementType type) {
+  switch (type) {
+    case ElementType::kF16:
+      return CUDNN_DATA_HALF;
+    case ElementType::kBF16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return CUDNN_DATA_FLOAT;
+  }
+}
+
 CudnnDescriptors::~CudnnDescriptors() {
   if (x_ != nullptr) cudnnDestroyTensorDescriptor(x_);
   if (w_ != nullptr) cudnnDestroyFilterDescriptor(w_);
@@ -216,7 +217,7 @@ CudnnDescriptors::~CudnnDescriptors() {
 }
 
 Status CudnnDescriptors::Init(const Problem& p) {
-  const cudnnDataType_t type = DataType(p.type);
+  const cudnnDataType_t type = CudnnDataType(p.type);
   const int64_t x_dims[4] = {p.n, p.c, p.h, p.w};
   const int64_t y_dims[4] = {p.n, p.k, p.p, p.q};
   OPSCHED_RETURN_IF_ERROR(SetTensor(&x_, type, x_dims, p.x_strides, "x"));

@@ -51,6 +51,9 @@ class CudnnDescriptors {
   cudnnActivationDescriptor_t act_ = nullptr;
 };
 
+// The cuDNN data type of the problem's tensors (legacy and graph APIs alike).
+cudnnDataType_t CudnnDataType(ElementType type);
+
 // Checks every cuDNN conv2d implementation makes before asking cuDNN anything:
 // non-empty tensors, non-negative strides, a filter packed in the layout's format (the
 // filter descriptor has no strides).

@@ -44,17 +44,6 @@ constexpr int64_t kUidDw = 5;
 // vectorised loads need it. Smaller alignments claim the element size.
 constexpr int64_t kPreferredAlignment = 16;
 
-cudnnDataType_t GraphDataType(ElementType type) {
-  switch (type) {
-    case ElementType::kF16:
-      return CUDNN_DATA_HALF;
-    case ElementType::kBF16:
-      return CUDNN_DATA_BFLOAT16;
-    default:
-      return CUDNN_DATA_FLOAT;
-  }
-}
-
 template <typename T>
 StatusOr<T> AnnotateOr(StatusOr<T> result, std::string_view context) {
   if (!result.ok()) return Annotate(result.status(), context);
@@ -294,7 +283,7 @@ struct OperationGraph {
 
 StatusOr<OperationGraph> BuildOperationGraph(cudnnHandle_t handle, const Problem& p, GraphOp op, int64_t alignment) {
   const OperationSpec spec = SpecOf(p, op);
-  const cudnnDataType_t type = GraphDataType(p.type);
+  const cudnnDataType_t type = CudnnDataType(p.type);
   OperationGraph g;
   for (size_t i = 0; i < g.tensors.size(); ++i) {
     OPSCHED_ASSIGN_OR_RETURN(g.tensors[i], AnnotateOr(BuildTensor(spec.tensors[i], type, alignment),
