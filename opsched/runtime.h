@@ -57,8 +57,9 @@ struct RuntimeOptions {
 enum class ScatterReduction { kNone, kAdd, kMul, kMin, kMax };
 enum class ReduceKind { kSum, kMean, kMax, kMin, kSumSquares };
 enum class ConvLayout { kNchw, kNhwc };
-// kFp32: strict single precision; kTf32: products may round their inputs to TF32. It
-// changes results, so it is part of the workload, never a silent knob.
+// kFp32: no TF32 (single-precision inputs to every product, f32 accumulation); kTf32:
+// products may round their inputs to TF32. It changes results, so it is part of the
+// workload, never a silent knob.
 enum class ConvMath { kFp32, kTf32 };
 enum class Activation { kIdentity, kRelu, kSigmoid, kTanh };
 
