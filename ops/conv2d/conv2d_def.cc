@@ -27,26 +27,6 @@ std::array<int64_t, 4> Shape(Layout layout, int64_t a, int64_t b, int64_t c, int
   return layout == Layout::kNchw ? std::array<int64_t, 4>{a, b, c, d} : std::array<int64_t, 4>{a, c, d, b};
 }
 
-// The strides, in logical order, of a contiguous tensor of logical sizes (a, b, c, d) in
-// `layout` (no allocation: MakeProblem runs on every call).
-void ContiguousStrides(Layout layout, int64_t b, int64_t c, int64_t d, int64_t out[4]) {
-  if (layout == Layout::kNchw) {  // memory order a, b, c, d
-    out[3] = 1;
-    out[2] = d;
-    out[1] = c * d;
-    out[0] = b * c * d;
-  } else {  // memory order a, c, d, b
-    out[1] = 1;
-    out[3] = b;
-    out[2] = d * b;
-    out[0] = c * d * b;
-  }
-}
-
-void Permuted(const TensorDesc& t, Layout layout, int64_t out[4]) {
-  const std::array<int, 4> order = LogicalOrder(layout);
-  for (int i = 0; i < 4; ++i) out[i] = t.stride(order[i]);
-}
 
 ElementType ElementTypeOf(DType d) {
   return d == DType::kF32 ? ElementType::kF32 : d == DType::kF16 ? ElementType::kF16 : ElementType::kBF16;
@@ -321,6 +301,11 @@ OPSCHED_REGISTER_OP(Conv2dBackwardOpDef);
 
 }  // namespace
 
+void LogicalStrides(Layout layout, absl::Span<const int64_t> strides, int64_t out[4]) {
+  const std::array<int, 4> order = LogicalOrder(layout);
+  for (int i = 0; i < 4; ++i) out[i] = strides[order[i]];
+}
+
 std::string_view OpName(Kind kind) {
   return kind == Kind::kForward ? "conv2d" : kind == Kind::kBiasActivation ? "conv2d_bias_act" : "conv2d_backward";
 }
@@ -363,14 +348,19 @@ Problem MakeProblem(const Workload& wl) {
   p.groups = *wl.GetInt("groups");
   p.p = OutputSize(p.h, p.r, p.stride_h, p.pad_h, p.dil_h);
   p.q = OutputSize(p.w, p.s, p.stride_w, p.pad_w, p.dil_w);
-  Permuted(x, p.layout, p.x_strides);
-  Permuted(w, p.layout, p.w_strides);
+  // Outputs are contiguous in the layout. Dims hold rank 4 inline: nothing is allocated
+  // (MakeProblem runs on every call).
+  auto contiguous = [&](int64_t a, int64_t b, int64_t c, int64_t d, int64_t out[4]) {
+    LogicalStrides(p.layout, TensorDesc::ContiguousStrides(Shape(p.layout, a, b, c, d)), out);
+  };
+  LogicalStrides(p.layout, x.strides(), p.x_strides);
+  LogicalStrides(p.layout, w.strides(), p.w_strides);
   if (p.kind == Kind::kBackward) {
-    Permuted(*wl.FindTensor("dy"), p.layout, p.y_strides);
-    ContiguousStrides(p.layout, p.c, p.h, p.w, p.dx_strides);
-    ContiguousStrides(p.layout, p.c / p.groups, p.r, p.s, p.dw_strides);
+    LogicalStrides(p.layout, wl.FindTensor("dy")->strides(), p.y_strides);
+    contiguous(p.n, p.c, p.h, p.w, p.dx_strides);
+    contiguous(p.k, p.c / p.groups, p.r, p.s, p.dw_strides);
   } else {
-    ContiguousStrides(p.layout, p.k, p.p, p.q, p.y_strides);
+    contiguous(p.n, p.k, p.p, p.q, p.y_strides);
   }
   if (p.kind == Kind::kBiasActivation) p.b_stride = wl.FindTensor("b")->stride(0);
   return p;

@@ -24,6 +24,10 @@ std::string_view OpName(Kind kind);
 std::string_view ActivationName(Activation act);  // "identity", "relu", "sigmoid", "tanh"
 StatusOr<Activation> ParseActivation(std::string_view name);
 
+// `strides` of a tensor in `layout`'s dimension order (nchw or nhwc; kcrs or krsc for
+// filters), permuted into logical (n, c, h, w) / (k, c, r, s) order as Problem keeps them.
+void LogicalStrides(Layout layout, absl::Span<const int64_t> strides, int64_t out[4]);
+
 // The problem of a canonical conv2d-family workload, pointers null.
 Problem MakeProblem(const Workload& canonical);
 // The problem with its pointers taken from Run's tensors (in the orders above).

@@ -6,6 +6,7 @@
 
 #include "core/format.h"
 #include "ops/conv2d/conv2d_cpu_kernels.h"
+#include "ops/conv2d/conv2d_def.h"
 
 namespace opsched::conv2d {
 namespace {
@@ -17,17 +18,9 @@ std::vector<double> Dense(const HostTensor& t) {
   return v;
 }
 
-// Row-major strides of `t`'s shape, permuted into logical order like Problem's.
-void DenseStrides(const Problem& p, const TensorDesc& t, int64_t out[4]) {
-  const Dims s = TensorDesc::ContiguousStrides(t.shape());
-  if (p.layout == Layout::kNchw) {
-    for (int i = 0; i < 4; ++i) out[i] = s[i];
-  } else {
-    out[0] = s[0];
-    out[1] = s[3];
-    out[2] = s[1];
-    out[3] = s[2];
-  }
+// The strides of Dense()'s copy of `t` (row-major in its shape), in logical order.
+void DenseStrides(Layout layout, const TensorDesc& t, int64_t out[4]) {
+  LogicalStrides(layout, TensorDesc::ContiguousStrides(t.shape()), out);
 }
 
 int Threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -39,13 +32,13 @@ StatusOr<std::vector<std::vector<double>>> ReferenceOutputs(const Problem& probl
   Problem p = problem;
   std::vector<std::vector<double>> in;
   for (const HostTensor& t : inputs) in.push_back(Dense(t));
-  DenseStrides(p, inputs[0].desc(), p.x_strides);
-  DenseStrides(p, inputs[1].desc(), p.w_strides);
+  DenseStrides(p.layout, inputs[0].desc(), p.x_strides);
+  DenseStrides(p.layout, inputs[1].desc(), p.w_strides);
   p.x = in[0].data();
   p.wt = in[1].data();
   std::vector<std::vector<double>> out;
   if (p.kind == Kind::kBackward) {
-    DenseStrides(p, inputs[2].desc(), p.y_strides);
+    DenseStrides(p.layout, inputs[2].desc(), p.y_strides);
     p.y = in[2].data();
     out.emplace_back(static_cast<size_t>(p.n * p.c * p.h * p.w));
     out.emplace_back(static_cast<size_t>(p.k * p.channels_per_group() * p.r * p.s));
