@@ -1,5 +1,7 @@
 #include "core/dtype.h"
 
+#include <cmath>
+
 #include "core/format.h"
 
 namespace opsched {
@@ -47,5 +49,22 @@ bool IsFloating(DType dtype) {
 }
 
 bool IsInteger(DType dtype) { return dtype == DType::kI32 || dtype == DType::kI64; }
+
+double UnitRoundoff(DType dtype) {
+  switch (dtype) {
+    case DType::kF16:
+      return std::ldexp(1.0, -11);
+    case DType::kBF16:
+      return std::ldexp(1.0, -8);
+    case DType::kF32:
+      return std::ldexp(1.0, -24);
+    default:
+      return 0.0;
+  }
+}
+
+double SmallestNormal(DType dtype) {
+  return dtype == DType::kF16 ? 6.103515625e-05 : 1.1754943508222875e-38;
+}
 
 }  // namespace opsched

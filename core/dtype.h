@@ -21,5 +21,10 @@ std::string_view DTypeName(DType dtype);
 StatusOr<DType> ParseDType(std::string_view name);
 bool IsFloating(DType dtype);
 bool IsInteger(DType dtype);
+// Unit roundoff of a floating-point dtype (2^-24 for f32, 2^-11 f16, 2^-8 bf16); 0 for
+// integers (exact).
+double UnitRoundoff(DType dtype);
+// Smallest positive normal value of a floating-point dtype (f32 and bf16 share theirs).
+double SmallestNormal(DType dtype);
 
 }  // namespace opsched

@@ -39,6 +39,20 @@ Status Registry::AddStrategy(std::unique_ptr<Strategy> strategy) {
   return absl::OkStatus();
 }
 
+Status Registry::AddDeviceVerification(std::unique_ptr<DeviceVerification> verification) {
+  std::string op(verification->op());
+  if (verifications_.count(op)) {
+    return absl::AlreadyExistsError(fmt::format("op '{}' has two device verifications", op));
+  }
+  verifications_.emplace(std::move(op), std::move(verification));
+  return absl::OkStatus();
+}
+
+const DeviceVerification* Registry::FindDeviceVerification(std::string_view op) const {
+  auto it = verifications_.find(op);
+  return it == verifications_.end() ? nullptr : it->second.get();
+}
+
 const OpDef* Registry::FindOp(std::string_view name) const {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : it->second.get();
@@ -102,6 +116,10 @@ bool RegisterImplementation(std::unique_ptr<Implementation> implementation) {
 
 bool RegisterStrategy(std::unique_ptr<Strategy> strategy) {
   return Report(Registry::Global().AddStrategy(std::move(strategy)));
+}
+
+bool RegisterDeviceVerification(std::unique_ptr<DeviceVerification> verification) {
+  return Report(Registry::Global().AddDeviceVerification(std::move(verification)));
 }
 
 }  // namespace opsched

@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "core/workload.h"
+#include "strategies/device_verification.h"
 #include "strategies/implementation.h"
 #include "strategies/op_def.h"
 #include "strategies/strategy.h"
@@ -31,10 +32,13 @@ class Registry {
   Status AddOp(std::unique_ptr<OpDef> op);
   Status AddImplementation(std::unique_ptr<Implementation> implementation);
   Status AddStrategy(std::unique_ptr<Strategy> strategy);
+  Status AddDeviceVerification(std::unique_ptr<DeviceVerification> verification);
 
   const OpDef* FindOp(std::string_view name) const;
   const Implementation* FindImplementation(std::string_view name) const;
   const Strategy* FindStrategy(std::string_view op) const;
+  // The op's device-side verification; null when the build has none (no GPU build).
+  const DeviceVerification* FindDeviceVerification(std::string_view op) const;
   std::vector<const OpDef*> ops() const;
   // Implementations of `op`, in registration-name order.
   std::vector<const Implementation*> ImplementationsOf(std::string_view op) const;
@@ -48,6 +52,7 @@ class Registry {
   std::map<std::string, std::unique_ptr<OpDef>, std::less<>> ops_;
   std::map<std::string, std::unique_ptr<Implementation>, std::less<>> implementations_;
   std::map<std::string, std::unique_ptr<Strategy>, std::less<>> strategies_;
+  std::map<std::string, std::unique_ptr<DeviceVerification>, std::less<>> verifications_;
 };
 
 // Used by the registration macros: adds to Registry::Global(), logging an error on a
@@ -55,6 +60,7 @@ class Registry {
 bool RegisterOp(std::unique_ptr<OpDef> op);
 bool RegisterImplementation(std::unique_ptr<Implementation> implementation);
 bool RegisterStrategy(std::unique_ptr<Strategy> strategy);
+bool RegisterDeviceVerification(std::unique_ptr<DeviceVerification> verification);
 
 }  // namespace opsched
 
@@ -68,6 +74,10 @@ bool RegisterStrategy(std::unique_ptr<Strategy> strategy);
 #define OPSCHED_REGISTER_IMPLEMENTATION(Class)                                          \
   [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_impl_, __LINE__) = \
       ::opsched::RegisterImplementation(std::make_unique<Class>())
+
+#define OPSCHED_REGISTER_DEVICE_VERIFICATION(Class)                                       \
+  [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_verify_, __LINE__) = \
+      ::opsched::RegisterDeviceVerification(std::make_unique<Class>())
 
 // `make` is an expression yielding std::unique_ptr<Strategy>.
 #define OPSCHED_REGISTER_STRATEGY(make)                                                     \

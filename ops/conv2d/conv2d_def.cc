@@ -256,16 +256,14 @@ class Conv2dOpDefBase : public OpDef {
     const std::vector<std::string> names = OutputNames();
     for (size_t i = 0; i < outputs.size(); ++i) {
       const std::vector<double>& mag = m.sums.at(i);
-      const ErrorBound bound = BoundFor(p, outputs[i].desc().dtype(), TermsOf(p, names[i]));
+      const CloseBound bound = BoundFor(p, outputs[i].desc().dtype(), TermsOf(p, names[i]));
       const double max_magnitude = mag.empty() ? 0.0 : *std::max_element(mag.begin(), mag.end());
       for (int64_t e = 0; e < outputs[i].desc().numel(); ++e) {
         const double got = outputs[i].Get(e);
         const double want = reference[i][e];
-        const double tol = bound.Tolerance(mag[e], max_magnitude, want);
-        if (!(std::abs(got - want) <= tol)) {  // NaN fails
-          return absl::DataLossError(fmt::format(
-              "{}: {}[{}] is {}, expected {} within {} (math {}, sum of |products| {})", name(), names[i], e, got,
-              want, tol, p.math == Math::kTf32 ? "tf32" : "fp32", mag[e]));
+        if (!bound.Holds(got, want, mag[e], max_magnitude)) {
+          return MismatchError(p, name(), names[i], e, got, want, bound.Tolerance(mag[e], max_magnitude, want),
+                               mag[e]);
         }
       }
     }

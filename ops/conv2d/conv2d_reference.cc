@@ -66,20 +66,23 @@ int64_t TermsOf(const Problem& p, std::string_view output) {
   return p.reduction_length() + (p.kind == Kind::kBiasActivation ? 1 : 0);
 }
 
-double ErrorBound::Tolerance(double magnitude, double max_magnitude, double want) const {
-  return per_magnitude * magnitude + transform * max_magnitude + relative * std::abs(want) + absolute;
+Status MismatchError(const Problem& p, std::string_view op, std::string_view output, int64_t e, double got,
+                     double want, double tolerance, double magnitude) {
+  return absl::DataLossError(fmt::format("{}: {}[{}] is {}, expected {} within {} (math {}, sum of |products| {})", op,
+                                         output, e, got, want, tolerance, p.math == Math::kTf32 ? "tf32" : "fp32",
+                                         magnitude));
 }
 
-ErrorBound BoundFor(const Problem& p, DType output, int64_t terms) {
+CloseBound BoundFor(const Problem& p, DType output, int64_t terms) {
   const double u = std::ldexp(1.0, -24);
   const double t = static_cast<double>(std::max<int64_t>(terms, 1));
   const double gamma = t * u / (1 - std::min(0.5, t * u));
   const double u_out = output == DType::kF16 ? std::ldexp(1.0, -11) : output == DType::kBF16 ? std::ldexp(1.0, -8) : 0.0;
-  ErrorBound b;
+  CloseBound b;
   // Accumulation, tf32 inputs, and for f16/bf16 the roundings of the sum before the
   // bias is added (unfused paths); transforms scale with the tensor's largest magnitude.
   b.per_magnitude = 2 * gamma + (p.math == Math::kTf32 ? 2 * std::ldexp(1.0, -10) : 0.0) + 2 * u_out;
-  b.transform = 1024 * u;
+  b.per_max_magnitude = 1024 * u;
   b.relative = u_out + 4 * u;
   // f16's subnormal spacing; the activations' f32 evaluation (sigmoid, tanh) within a
   // few ulps of values below 1.

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/close_bound.h"
 #include "core/host_tensor.h"
 #include "core/status.h"
 #include "ops/conv2d/conv2d_params.h"
@@ -19,6 +20,7 @@ StatusOr<std::vector<std::vector<double>>> ReferenceOutputs(const Problem& probl
 // The most terms one element of `output` ("y", "dx" or "dw") sums.
 int64_t TermsOf(const Problem& problem, std::string_view output);
 
+// A CloseBound (core/close_bound.h):
 // |got - want| <= per_magnitude * m + transform * max_m + relative * |want| + absolute,
 // with m the sum of |products| (and |bias|) of the element and max_m the largest m of its
 // output tensor:
@@ -31,13 +33,11 @@ int64_t TermsOf(const Problem& problem, std::string_view output);
 //    covers truncation as well as rounding);
 //  - the output's own rounding (f16, bf16; twice more of m where the sum is rounded
 //    before the bias is added) and the activation's f32 evaluation.
-struct ErrorBound {
-  double per_magnitude = 0;
-  double transform = 0;
-  double relative = 0;
-  double absolute = 0;
-  double Tolerance(double magnitude, double max_magnitude, double want) const;
-};
-ErrorBound BoundFor(const Problem& problem, DType output, int64_t terms);
+// The transform term is CloseBound's per_max_magnitude.
+CloseBound BoundFor(const Problem& problem, DType output, int64_t terms);
+
+// The check's error for element e of output `output` ("y", "dx", "dw") of op `op`.
+Status MismatchError(const Problem& problem, std::string_view op, std::string_view output, int64_t e, double got,
+                     double want, double tolerance, double magnitude);
 
 }  // namespace opsched::conv2d

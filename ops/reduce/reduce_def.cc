@@ -30,17 +30,6 @@ DType OutDType(const Workload& w) {
   return w.FindTensor("x")->dtype();
 }
 
-double UnitRoundoff(DType dtype) {
-  switch (dtype) {
-    case DType::kF16:
-      return std::ldexp(1.0, -11);
-    case DType::kBF16:
-      return std::ldexp(1.0, -8);
-    default:
-      return std::ldexp(1.0, -24);
-  }
-}
-
 // Output index of x's row-major element `linear` (reduced coordinates dropped).
 struct OutputIndexer {
   OutputIndexer(const TensorDesc& x, uint32_t mask) : x(x), mask(mask) {}
@@ -253,33 +242,11 @@ class ReduceOpDef : public OpDef {
     }
     const Magnitudes& m = static_cast<const Magnitudes&>(*context);
     const HostTensor& y = outputs[0];
-    const std::string_view op = *w.GetString("op");
-    const bool exact = op == "max" || op == "min";
-    const DType out = y.desc().dtype();
-    const double u_out = UnitRoundoff(out);
-    const double u_acc = UnitRoundoff(DType::kF32);
-    // Any summation order of K terms in f32 is within (K - 1) u sum|x_k| (Higham's
-    // gamma bound); mean adds the rounding of 1/K and of the product; then the output
-    // rounds once more (with f16's subnormal spacing as the absolute floor).
-    const double k = static_cast<double>(std::max<int64_t>(m.terms, 1));
-    const double scale = op == "mean" ? 1.0 / k : 1.0;
-    const double floor = out == DType::kF16 ? std::ldexp(1.0, -24) : 1e-38;
+    const CloseBound bound = CheckBound(w);
     for (int64_t i = 0; i < y.desc().numel(); ++i) {
       const double got = y.Get(i);
       const double want = reference[0][i];
-      bool ok;
-      double bound = 0;
-      if (std::isnan(want) || std::isinf(want) || exact) {
-        ok = got == want || (std::isnan(got) && std::isnan(want));
-      } else {
-        bound = (k * u_acc / (1 - std::min(0.5, k * u_acc))) * m.sum[i] * scale +
-                (u_out + 3 * u_acc) * std::abs(want) + floor;
-        ok = std::abs(got - want) <= bound;
-      }
-      if (!ok) {
-        return absl::DataLossError(fmt::format("reduce: y[{}] is {}, expected {}{} ({} terms)", i, got, want,
-                                               exact ? " exactly" : fmt::format(" within {}", bound), m.terms));
-      }
+      if (!bound.Holds(got, want, m.sum[i], 0)) return MismatchError(bound, i, got, want, m.sum[i], m.terms);
     }
     return absl::OkStatus();
   }
@@ -310,6 +277,39 @@ std::vector<Dim> Merge(const std::vector<Dim>& dims) {
 }
 
 }  // namespace
+
+uint32_t ReducedAxisMask(const Workload& w) { return AxisMask(w); }
+
+int64_t Terms(const Workload& w) {
+  const TensorDesc& x = *w.FindTensor("x");
+  const uint32_t mask = AxisMask(w);
+  int64_t outputs = 1, terms = 1;
+  for (int d = 0; d < x.rank(); ++d) (mask & (1u << d) ? terms : outputs) *= x.dim(d);
+  return outputs == 0 ? 0 : terms;
+}
+
+CloseBound CheckBound(const Workload& w) {
+  const std::string_view op = *w.GetString("op");
+  const DType out = OutDType(w);
+  const double u_out = UnitRoundoff(out);
+  const double u_acc = UnitRoundoff(DType::kF32);
+  // Any summation order of K terms in f32 is within (K - 1) u sum|x_k| (Higham's gamma
+  // bound); mean adds the rounding of 1/K and of the product; then the output rounds
+  // once more (with f16's subnormal spacing as the absolute floor). Max and min are exact.
+  const double k = static_cast<double>(std::max<int64_t>(Terms(w), 1));
+  CloseBound b;
+  b.exact = op == "max" || op == "min";
+  b.per_magnitude = (k * u_acc / (1 - std::min(0.5, k * u_acc))) * (op == "mean" ? 1.0 / k : 1.0);
+  b.relative = u_out + 3 * u_acc;
+  b.absolute = out == DType::kF16 ? std::ldexp(1.0, -24) : 1e-38;
+  return b;
+}
+
+Status MismatchError(const CloseBound& bound, int64_t i, double got, double want, double magnitude, int64_t terms) {
+  return absl::DataLossError(fmt::format("reduce: y[{}] is {}, expected {}{} ({} terms)", i, got, want,
+                                         bound.exact ? " exactly" : fmt::format(" within {}", bound.Tolerance(magnitude, 0, want)),
+                                         terms));
+}
 
 std::string_view OpName(ReduceOp op) { return kOpNames[static_cast<int>(op)]; }
 

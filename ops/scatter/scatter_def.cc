@@ -54,27 +54,6 @@ double Combine(Reduction r, double acc, double v) {
   return v;
 }
 
-double UnitRoundoff(DType dtype) {
-  switch (dtype) {
-    case DType::kF16:
-      return std::ldexp(1.0, -11);
-    case DType::kBF16:
-      return std::ldexp(1.0, -8);
-    default:
-      return std::ldexp(1.0, -24);
-  }
-}
-
-double SmallestNormal(DType dtype) {
-  switch (dtype) {
-    case DType::kF16:
-      return 6.103515625e-05;
-    case DType::kBF16:
-    default:
-      return 1.1754943508222875e-38;
-  }
-}
-
 class ScatterOp : public OpDef {
  public:
   std::string_view name() const override { return "scatter"; }
@@ -320,10 +299,7 @@ class ScatterOp : public OpDef {
         ok = std::abs(got - want) <= bound;
         if (!ok) allowed = fmt::format("{} within {}", want, bound);
       }
-      if (!ok) {
-        return absl::DataLossError(fmt::format("scatter: out{} is {}, expected {} ({} updates hit it)",
-                                               Coords(data.desc(), t), got, allowed, count));
-      }
+      if (!ok) return MismatchError(data.desc(), t, got, allowed, count);
     }
     return absl::OkStatus();
   }
@@ -336,6 +312,12 @@ class ScatterOp : public OpDef {
 OPSCHED_REGISTER_OP(ScatterOp);
 
 }  // namespace
+
+Status MismatchError(const TensorDesc& data, int64_t target, double got, std::string_view allowed,
+                     int64_t count) {
+  return absl::DataLossError(fmt::format("scatter: out{} is {}, expected {} ({} updates hit it)",
+                                         Coords(data, target), got, allowed, count));
+}
 
 Status OutOfRangeError(const Workload& w, int64_t position, int64_t value) {
   const TensorDesc& indices = *w.FindTensor("indices");

@@ -18,6 +18,11 @@ StatusOr<Reduction> ParseReduction(std::string_view name);
 // "scatter: index 1032 at position [3,0,1] is out of range [-1000,1000) of axis 0".
 Status OutOfRangeError(const Workload& canonical, int64_t position, int64_t value);
 
+// The check's error for target `target` (row-major in data) holding `got` where
+// `allowed` was expected, hit by `count` updates.
+Status MismatchError(const TensorDesc& data, int64_t target, double got, std::string_view allowed,
+                     int64_t count);
+
 // Kernel parameters of a canonical scatter workload (pointers left null).
 Params MakeParams(const Workload& canonical);
 // Normalises a (possibly negative) index against the axis size; false when out of range.
