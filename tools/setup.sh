@@ -13,6 +13,7 @@ packages=(
   libxgboost-dev           # the tuner's cost model
   gnuplot-nox              # charts of opsched bench
   hipcc libamdhip64-dev librocprim-dev  # HIP compile check of the GPU kernels
+  libopenmpi-dev openmpi-bin           # tuning over several hosts (opsched tune --mpi)
 )
 
 missing=()

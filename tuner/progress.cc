@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace opsched {
@@ -12,36 +14,49 @@ std::string Clock(double seconds) {
   return fmt::format("{}:{:02d}", s / 60, s % 60);
 }
 
+std::string Shorten(const std::string& line, size_t width) {
+  return line.size() > width ? line.substr(0, width - 3) + "..." : line;
+}
+
 }  // namespace
 
-Progress::Progress(int workloads, bool enabled, std::FILE* out)
-    : workloads_(workloads), enabled_(enabled), tty_(isatty(fileno(out))), out_(out) {
+Progress::Progress(int workloads, bool enabled, std::FILE* out, int lanes, std::string unit)
+    : workloads_(workloads),
+      enabled_(enabled),
+      tty_(isatty(fileno(out))),
+      out_(out),
+      unit_(std::move(unit)),
+      lanes_(static_cast<size_t>(std::max(lanes, 1))) {
   session_start_ = std::chrono::steady_clock::now();
 }
 
-void Progress::StartWorkload(int index, const std::string& line, int planned_trials) {
-  index_ = index;
-  line_ = line.size() > 60 ? line.substr(0, 57) + "..." : line;
-  planned_ = planned_trials;
-  trials_ = 0;
-  best_us_ = 0;
-  best_.clear();
-  workload_start_ = std::chrono::steady_clock::now();
+void Progress::StartWorkload(int lane, int index, const std::string& line, int planned) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Lane& l = lanes_.at(lane);
+  l = Lane{index, line, planned, 0, 0, ""};
+  ++started_;
+  planned_started_ += planned;
   Draw(true);
 }
 
-void Progress::Update(int trials, double best_us, const std::string& best) {
-  ++trials_total_;
-  trials_ = trials;
-  best_us_ = best_us;
-  best_ = best;
+void Progress::Update(int lane, int done, double best_us, const std::string& best) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Lane& l = lanes_.at(lane);
+  ++steps_total_;
+  l.done = done;
+  l.best_us = best_us;
+  l.best = best;
   Draw(false);
 }
 
-void Progress::FinishWorkload(const std::string& summary) {
+void Progress::FinishWorkload(int lane, const std::string& summary) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++finished_;
+  lanes_.at(lane).index = -1;
   if (!enabled_) return;
   if (tty_) std::fputs("\r\033[K", out_);
-  fmt::print(out_, "[{}/{}] {}\n", index_ + 1, workloads_, summary);
+  const std::string who = lanes_.size() > 1 ? fmt::format(" lane {}:", lane) : "";
+  fmt::print(out_, "[{}/{}]{} {}\n", finished_, workloads_, who, summary);
   std::fflush(out_);
 }
 
@@ -51,19 +66,36 @@ void Progress::Draw(bool force) {
   const double since = std::chrono::duration<double>(now - last_draw_).count();
   if (!force && since < (tty_ ? 0.1 : 10.0)) return;
   last_draw_ = now;
-  // ETA: this workload's remaining trials and the remaining workloads, at the session's
-  // pace so far.
+  // ETA: the steps left in the running workloads and, at the average plan so far, in
+  // those not started, at the pace seen so far over all lanes.
   const double elapsed = std::chrono::duration<double>(now - session_start_).count();
-  const double per_trial = trials_total_ > 0 ? elapsed / trials_total_ : 0;
-  const int remaining = std::max(planned_ - trials_, 0) + planned_ * (workloads_ - index_ - 1);
-  const int width = 20;
-  const int filled = planned_ > 0 ? std::min(width, trials_ * width / planned_) : 0;
-  const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
-  const std::string best =
-      best_us_ > 0 ? fmt::format("best {:.2f} us {}", best_us_, best) : std::string("no result yet");
-  const std::string text = fmt::format("[{}/{}] {} [{}] {}/{} trials, {}, ETA {}", index_ + 1,
-                                       workloads_, line_, bar, trials_, planned_, best,
-                                       per_trial > 0 ? Clock(per_trial * remaining) : "?");
+  const double per_step = steps_total_ > 0 ? elapsed / steps_total_ : 0;
+  int remaining = 0;
+  for (const Lane& l : lanes_) {
+    if (l.index >= 0) remaining += std::max(l.planned - l.done, 0);
+  }
+  const double average_plan = started_ > 0 ? static_cast<double>(planned_started_) / started_ : 0;
+  remaining += static_cast<int>(average_plan * std::max(workloads_ - started_, 0));
+  const std::string eta = per_step > 0 ? Clock(per_step * remaining) : "?";
+  std::string text;
+  if (lanes_.size() == 1) {
+    const Lane& l = lanes_[0];
+    const int width = 20;
+    const int filled = l.planned > 0 ? std::min(width, l.done * width / l.planned) : 0;
+    const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
+    const std::string best =
+        l.best_us > 0 ? fmt::format("best {:.2f} us {}", l.best_us, l.best) : std::string("no result yet");
+    text = fmt::format("[{}/{}] {} [{}] {}/{} {}, {}, ETA {}", l.index + 1, workloads_, Shorten(l.line, 60), bar,
+                       l.done, l.planned, unit_, best, eta);
+  } else {
+    text = fmt::format("[{}/{} done]", finished_, workloads_);
+    for (size_t i = 0; i < lanes_.size(); ++i) {
+      const Lane& l = lanes_[i];
+      text += l.index < 0 ? fmt::format(" | {}: idle", i)
+                          : fmt::format(" | {}: {} {}/{}", i, Shorten(l.line, 28), l.done, l.planned);
+    }
+    text += fmt::format(", ETA {}", eta);
+  }
   if (tty_) {
     fmt::print(out_, "\r\033[K{}", text);
   } else {

@@ -1,38 +1,56 @@
-// Progress of a tuning session on stderr: one updating line per workload with trials,
-// the best so far and an ETA (a plain line every few seconds when stderr is not a
-// terminal).
+// Progress of a long run on stderr (a tuning session, a bench run): one updating line
+// with each lane's workload (a lane is a device, or the one loop of a bench), its
+// trials, the best so far and an ETA (a plain line every few seconds when stderr is not
+// a terminal), and one line per finished workload. Thread-safe: lanes report from their
+// own threads.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace opsched {
 
 class Progress {
  public:
-  Progress(int workloads, bool enabled, std::FILE* out = stderr);
-  void StartWorkload(int index, const std::string& line, int planned_trials);
-  // After each trial: trials done in this workload, the best median so far (<= 0: none)
-  // and what achieved it.
-  void Update(int trials, double best_us, const std::string& best);
-  void FinishWorkload(const std::string& summary);
+  // `unit` names what a lane counts ("trials", "rounds").
+  Progress(int workloads, bool enabled, std::FILE* out = stderr, int lanes = 1, std::string unit = "trials");
+  void StartWorkload(int lane, int index, const std::string& line, int planned);
+  // After each step: steps done in the lane's workload, the best median so far (<= 0:
+  // none) and what achieved it.
+  void Update(int lane, int done, double best_us, const std::string& best);
+  void FinishWorkload(int lane, const std::string& summary);
+
+  // The one-lane forms.
+  void StartWorkload(int index, const std::string& line, int planned) { StartWorkload(0, index, line, planned); }
+  void Update(int done, double best_us, const std::string& best) { Update(0, done, best_us, best); }
+  void FinishWorkload(const std::string& summary) { FinishWorkload(0, summary); }
 
  private:
-  void Draw(bool force);
+  struct Lane {
+    int index = -1;  // workload, -1 when idle
+    std::string line;
+    int planned = 0;
+    int done = 0;
+    double best_us = 0;
+    std::string best;
+  };
+  void Draw(bool force);  // needs mu_
 
-  int workloads_;
-  bool enabled_;
-  bool tty_;
-  std::FILE* out_;
-  int index_ = 0;
-  std::string line_;
-  int planned_ = 0;
-  int trials_ = 0;
-  double best_us_ = 0;
-  std::string best_;
-  std::chrono::steady_clock::time_point session_start_, workload_start_, last_draw_;
-  int trials_total_ = 0;
+  const int workloads_;
+  const bool enabled_;
+  const bool tty_;
+  std::FILE* const out_;
+  const std::string unit_;
+  std::mutex mu_;
+  std::vector<Lane> lanes_;
+  int finished_ = 0;
+  int started_ = 0;
+  int steps_total_ = 0;
+  int planned_started_ = 0;  // planned steps of the workloads started so far
+  std::chrono::steady_clock::time_point session_start_, last_draw_;
 };
 
 }  // namespace opsched

@@ -1,7 +1,10 @@
-// TuneSession: tunes every workload of a suite on one target and appends a record per
-// measured candidate to a log as it goes (a killed session loses at most the candidate
-// in flight). A second run resumes: candidates already in the log are not measured
-// again, and their results seed the search.
+// TuneSession: tunes every workload of a suite on one or more devices of this host and
+// appends a record per measured candidate to one log as it goes (a killed session loses
+// at most the candidates in flight). Workloads are handed out dynamically: each device
+// takes the next one when it finishes its last, and its records carry its own target.
+// A second run resumes: candidates already in the log are not measured again, and their
+// results seed the search. Each workload first measures what the Runtime would serve
+// today (tuner/seeds.h).
 #pragma once
 
 #include <string>
@@ -17,7 +20,7 @@ namespace opsched {
 
 struct TuneOptions {
   std::string suite_path;
-  Target target;
+  Target target;  // the device tuned on (the first, with several evaluators)
   std::string records_path;
   std::string policy = "xgb";
   int trials = 64;             // per workload, counting those resumed from the log
@@ -28,7 +31,9 @@ struct TuneOptions {
   uint64_t seed = 1;
   MeasureOptions measure;
   GeneratorOptions generator;
-  std::vector<std::string> transfer_logs;  // records of other workloads for the guided policy
+  // Records of other workloads: the guided policy learns from them, and seeds are what
+  // a Runtime loading them (and the log) would serve.
+  std::vector<std::string> transfer_logs;
   bool progress = true;
   std::string session_id;  // empty: a random one
 };
@@ -46,8 +51,10 @@ struct WorkloadResult {
   int over_budget = 0;        // candidates left out by the memory budget
   int trials = 0;             // measured (resumed included)
   int resumed = 0;            // of which read from the log
+  int measured = 0;           // of which measured in this session
   int failures = 0;           // non-ok results
   double seconds = 0;         // tuning time of this workload
+  std::string device;         // where it was tuned ("cuda:1", "rank 2 cuda:0")
 };
 
 struct TuneReport {
@@ -62,6 +69,9 @@ struct TuneReport {
 class TuneSession {
  public:
   TuneSession(const Registry& registry, TuneOptions options, CandidateEvaluator* evaluator);
+  // One evaluator per device: evaluators[i] measures on targets[i].
+  TuneSession(const Registry& registry, TuneOptions options, std::vector<Target> targets,
+              std::vector<CandidateEvaluator*> evaluators);
   // Errors only when the suite or the records log cannot be opened; bad suite lines and
   // failing candidates are part of the report.
   StatusOr<TuneReport> Run();
@@ -69,7 +79,8 @@ class TuneSession {
  private:
   const Registry& registry_;
   TuneOptions options_;
-  CandidateEvaluator* evaluator_;
+  std::vector<Target> targets_;
+  std::vector<CandidateEvaluator*> evaluators_;
 };
 
 }  // namespace opsched
