@@ -49,6 +49,14 @@ class Config {
   absl::InlinedVector<Knob, 6> knobs_;
 };
 
+// A candidate choice for a workload: an implementation (by its registered name) and one
+// config of its space — what the tuner measures and the selector ranks.
+struct Candidate {
+  std::string implementation;
+  Config config;
+  bool operator==(const Candidate& o) const { return implementation == o.implementation && config == o.config; }
+};
+
 // Parses Config::ToString()'s form ("-" or "a=1,b=word").
 StatusOr<Config> ParseConfig(std::string_view text);
 

@@ -3,6 +3,7 @@
 #include "core/format.h"
 
 #include "core/gpu/gpu_backend.h"
+#include "core/log.h"
 
 namespace opsched {
 
@@ -15,8 +16,19 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   }
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
   rt->registry_ = &registry;
-  rt->dispatcher_ =
-      std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch);
+  if (!options.model_file.empty()) {
+    StatusOr<std::unique_ptr<Selector>> selector = Selector::Load(options.model_file);
+    Status usable = selector.ok() ? (*selector)->Serves(target, options.dispatch.allow_transferred_records)
+                                  : selector.status();
+    if (usable.ok()) {
+      rt->selector_ = *std::move(selector);
+    } else {
+      rt->model_status_ = Annotate(usable, fmt::format("selector model {} not used", options.model_file));
+      Log().error("{}", rt->model_status_.message());
+    }
+  }
+  rt->dispatcher_ = std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch,
+                                                 rt->selector_.get());
   rt->device_errors_ = options.device_errors;
   rt->slots_ = std::make_unique<ErrorSlotPool>(rt->target().device());
   if (options.allocator != nullptr) {

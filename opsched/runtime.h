@@ -25,6 +25,7 @@
 #include "core/event.h"
 #include "opsched/workspace.h"
 #include "records/database.h"
+#include "selector/selector.h"
 #include "strategies/decision.h"
 #include "strategies/dispatcher.h"
 #include "strategies/registry.h"
@@ -45,6 +46,11 @@ struct RuntimeOptions {
   std::optional<Target> target;
   // Record logs to load (opsched tune writes them).
   std::vector<std::string> record_files;
+  // A selector model (opsched records train writes one) for workloads with no record.
+  // A model that cannot be used here (corrupt, another version, another arch, or another
+  // device without allow_transferred_records) is left out with an error in
+  // model_status(); the Runtime then decides by records, rules and the vendor's heuristic.
+  std::string model_file;
   // Deterministic choices only, transferred records, nearest-workload records.
   DispatchOptions dispatch;
   // Workspace memory; not owned. Null: a caching allocator owned by the runtime.
@@ -79,6 +85,10 @@ class Runtime {
 
   const Target& target() const { return dispatcher_->target(); }
   const records::Database& records() const { return *db_; }
+  // Why the model of RuntimeOptions::model_file is not used (OK when it is, or none was
+  // given).
+  const Status& model_status() const { return model_status_; }
+  const Selector* selector() const { return selector_.get(); }
 
   // Runs `workload` on `tensors` (its inputs then outputs, in the op's order) on
   // `stream`. The tensors must match the workload's descriptors and live on the target.
@@ -161,6 +171,8 @@ class Runtime {
 
   const Registry* registry_ = nullptr;
   std::unique_ptr<records::Database> db_;
+  std::unique_ptr<Selector> selector_;
+  Status model_status_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;
   WorkspaceAllocator* allocator_ = nullptr;

@@ -14,6 +14,10 @@ std::string_view ProvenanceName(Provenance provenance) {
       return "nearest-workload record";
     case Provenance::kHeuristic:
       return "heuristic";
+    case Provenance::kPredicted:
+      return "predicted";
+    case Provenance::kVendor:
+      return "vendor heuristic";
   }
   return "?";
 }
@@ -26,6 +30,11 @@ std::string Explanation::ToString() const {
                      decision.reason);
   if (decision.workspace_bytes > 0) {
     out += fmt::format("workspace:      {} bytes\n", decision.workspace_bytes);
+  }
+  if (decision.predicted_us > 0) out += fmt::format("predicted:      {:.2f} us\n", decision.predicted_us);
+  if (!model_notes.empty()) {
+    out += "model:\n";
+    for (const std::string& n : model_notes) out += fmt::format("  {}\n", n);
   }
   out += "considered:\n";
   for (const Considered& c : considered) {

@@ -17,6 +17,8 @@ enum class Provenance {
   kTransferredRecord,  // measured for this workload on the same arch, other device/libraries
   kNearestRecord,      // config of the nearest tuned workload, legal for this one
   kHeuristic,          // the op's strategy rules
+  kPredicted,          // the learned selector's best predicted candidate
+  kVendor,             // the vendor library's own heuristic (cuDNN's), the floor
 };
 
 std::string_view ProvenanceName(Provenance provenance);  // "exact record", ...
@@ -27,6 +29,7 @@ struct Decision {
   Provenance provenance = Provenance::kHeuristic;
   std::string reason;        // one line, e.g. "fastest ok record: 12.30 us (grid, trial 7)"
   double measured_us = -1;   // the record's median, when the choice came from a record
+  double predicted_us = -1;  // the selector's prediction, when it has one for the choice
   size_t workspace_bytes = 0;
 };
 
@@ -43,6 +46,9 @@ struct Explanation {
   std::string target;
   Decision decision;
   std::vector<Considered> considered;
+  // What the selector said: its prediction, the runner-up and the training workloads
+  // nearest to this one (empty without a model).
+  std::vector<std::string> model_notes;
 
   // The decision, its provenance and reason, then every candidate considered.
   std::string ToString() const;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
-#include "core/format.h"
+#include <cmath>
 
+#include "core/format.h"
 #include "core/log.h"
+#include "selector/selector.h"
 
 namespace opsched {
 namespace {
@@ -27,12 +29,13 @@ std::string RecordOrigin(const records::Database& db, const records::RecordEntry
 }  // namespace
 
 Dispatcher::Dispatcher(const Registry& registry, Target target, const records::Database* db,
-                       DispatchOptions options)
+                       DispatchOptions options, const Selector* selector)
     : registry_(registry),
       target_(std::move(target)),
       target_key_(records::TargetKey::Of(target_)),
       db_(db),
-      options_(options) {}
+      options_(std::move(options)),
+      selector_(selector) {}
 
 StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
   // The in-memory fast hash: the stable one (for records) is needed only on a miss.
@@ -56,7 +59,7 @@ StatusOr<Explanation> Dispatcher::Explain(const Workload& workload) const {
   Explanation e;
   e.workload = canonical.ToString();
   e.target = target_.ToString();
-  OPSCHED_ASSIGN_OR_RETURN(e.decision, DecideCanonical(canonical, &e.considered));
+  OPSCHED_ASSIGN_OR_RETURN(e.decision, DecideCanonical(canonical, &e.considered, &e.model_notes));
   return e;
 }
 
@@ -65,6 +68,14 @@ Status Dispatcher::Usable(const Implementation* impl, std::string_view name,
   if (impl == nullptr) {
     return absl::NotFoundError(
         fmt::format("implementation '{}' is not registered in this build", name));
+  }
+  if (options_.offline) {
+    const OfflineSpace* space = options_.offline(canonical);
+    const Candidate c{std::string(name), config};
+    if (space == nullptr || std::find(space->candidates.begin(), space->candidates.end(), c) == space->candidates.end()) {
+      return absl::NotFoundError("not among the workload's measured candidates (offline)");
+    }
+    return absl::OkStatus();
   }
   if (impl->op() != canonical.op()) {
     return absl::InvalidArgumentError(
@@ -144,11 +155,12 @@ bool Dispatcher::TryRecords(uint64_t workload_hash, uint64_t fingerprint,
   return false;
 }
 
-StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical,
-                                               std::vector<Considered>* notes) const {
+StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical, std::vector<Considered>* notes,
+                                               std::vector<std::string>* model_notes) const {
   Decision d;
-  if (db_ != nullptr) {
-    const uint64_t wl = canonical.hash();
+  const uint64_t wl = canonical.hash();
+  const bool hidden = options_.hidden_workloads.count(wl) > 0;
+  if (db_ != nullptr && !hidden) {
     if (TryRecords(wl, target_key_.fingerprint, canonical, Provenance::kExactRecord,
                    "exact record", notes, &d)) {
       return d;
@@ -162,35 +174,207 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical,
         }
       }
     }
-    if (options_.use_nearest_records) {
-      for (const records::Neighbour& n :
-           db_->Nearest(canonical, target_, options_.nearest_k,
-                        options_.allow_transferred_records)) {
-        if (n.distance > options_.nearest_max_distance) {
-          if (notes != nullptr) {
-            Note(notes, fmt::format("nearest record of '{}'", n.workload->ToString()), "-", Config(),
-                 fmt::format("too far (distance {:.2f} > {:.2f})", n.distance, options_.nearest_max_distance));
-          }
-          break;  // the rest are further still
+  }
+  if (TryPredicted(canonical, notes, model_notes, &d)) return d;
+  if (db_ != nullptr && options_.use_nearest_records) {
+    for (const records::Neighbour& n :
+         db_->Nearest(canonical, target_, options_.nearest_k + static_cast<int>(options_.hidden_workloads.size()),
+                      options_.allow_transferred_records)) {
+      if (options_.hidden_workloads.count(n.workload->hash())) continue;
+      if (n.distance > options_.nearest_max_distance) {
+        if (notes != nullptr) {
+          Note(notes, fmt::format("nearest record of '{}'", n.workload->ToString()), "-", Config(),
+               fmt::format("too far (distance {:.2f} > {:.2f})", n.distance, options_.nearest_max_distance));
         }
-        const uint64_t fp = db_->target(n.best.entry->target).fingerprint();
-        const std::string source = fmt::format("nearest record of '{}' (distance {:.2f})",
-                                               n.workload->ToString(), n.distance);
-        if (TryRecords(n.workload->hash(), fp, canonical, Provenance::kNearestRecord, source,
-                       notes, &d)) {
-          return d;
-        }
+        break;  // the rest are further still
+      }
+      const uint64_t fp = db_->target(n.best.entry->target).fingerprint();
+      const std::string source = fmt::format("nearest record of '{}' (distance {:.2f})",
+                                             n.workload->ToString(), n.distance);
+      if (TryRecords(n.workload->hash(), fp, canonical, Provenance::kNearestRecord, source,
+                     notes, &d)) {
+        return d;
       }
     }
   }
-  OPSCHED_ASSIGN_OR_RETURN(d, Heuristic(canonical));
-  if (notes != nullptr) {
-    Note(notes, "heuristic", d.implementation->name(), d.config, "chosen: " + d.reason);
-  }
+  return Floor(canonical, notes);
+}
+
+Decision Dispatcher::Make(const Implementation* impl, Config config, Provenance provenance, std::string reason,
+                          const Workload& canonical) const {
+  Decision d;
+  d.implementation = impl;
+  d.workspace_bytes = impl->WorkspaceBytes(canonical, config);
+  d.config = std::move(config);
+  d.provenance = provenance;
+  d.reason = std::move(reason);
   return d;
 }
 
+std::vector<Candidate> Dispatcher::LegalCandidates(const Workload& canonical) const {
+  std::vector<Candidate> out;
+  if (options_.offline) {
+    if (const OfflineSpace* space = options_.offline(canonical)) {
+      for (const Candidate& c : space->candidates) {
+        const Implementation* impl = registry_.FindImplementation(c.implementation);
+        if (impl != nullptr && (!options_.deterministic || impl->traits().deterministic)) out.push_back(c);
+      }
+    }
+    return out;
+  }
+  for (const Implementation* impl : registry_.ImplementationsOf(canonical.op())) {
+    if (impl->device_kind() != target_.kind) continue;
+    if (options_.deterministic && !impl->traits().deterministic) continue;
+    if (!impl->Applicable(canonical, target_).ok()) continue;
+    for (Config& config : impl->Space(canonical, target_).Enumerate()) {
+      out.push_back(Candidate{std::string(impl->name()), std::move(config)});
+    }
+  }
+  return out;
+}
+
+bool Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
+                              std::vector<std::string>* model_notes, Decision* out) const {
+  if (selector_ == nullptr || !options_.use_model || !selector_->HasOp(canonical.op())) return false;
+  const OpDef* op = registry_.FindOp(canonical.op());
+  if (op == nullptr) return false;
+  const std::vector<Selector::Neighbour> near = selector_->Nearest(*op, canonical, 3);
+  if (model_notes != nullptr) {
+    for (const Selector::Neighbour& n : near) {
+      model_notes->push_back(fmt::format("training workload at distance {:.2f} (best {:.2f} us): {}", n.distance,
+                                         n.best_us, n.workload));
+    }
+  }
+  const std::vector<Candidate> candidates = LegalCandidates(canonical);
+  StatusOr<std::vector<double>> predicted = selector_->Rank(*op, canonical, target_, candidates);
+  if (!predicted.ok()) {
+    if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", predicted.status().message()));
+    return false;
+  }
+  size_t best = candidates.size(), second = candidates.size();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const double t = (*predicted)[i];
+    if (std::isnan(t)) continue;
+    if (best == candidates.size() || t < (*predicted)[best]) {
+      second = best;
+      best = i;
+    } else if (second == candidates.size() || t < (*predicted)[second]) {
+      second = i;
+    }
+  }
+  if (best == candidates.size()) {
+    if (model_notes != nullptr) model_notes->push_back("the model knows none of the applicable implementations");
+    return false;
+  }
+  const Candidate& c = candidates[best];
+  // The times of the best and the runner-up, for the record and for explain.
+  std::vector<Candidate> shown = {c};
+  if (second < candidates.size()) shown.push_back(candidates[second]);
+  StatusOr<std::vector<double>> us = selector_->Time(*op, canonical, target_, shown);
+  const double best_us = us.ok() ? (*us)[0] : -1;
+  if (model_notes != nullptr) {
+    model_notes->push_back(fmt::format("best predicted: {} {} at {:.2f} us (slowdown over the best {:.3f})",
+                                       c.implementation, c.config.ToString(), best_us, (*predicted)[best]));
+    if (second < candidates.size()) {
+      model_notes->push_back(fmt::format("runner-up: {} {} at {:.2f} us (slowdown {:.3f})",
+                                         candidates[second].implementation, candidates[second].config.ToString(),
+                                         us.ok() ? (*us)[1] : -1.0, (*predicted)[second]));
+    }
+    size_t unknown = 0;
+    for (double t : *predicted) unknown += std::isnan(t);
+    if (unknown > 0) model_notes->push_back(fmt::format("{} candidates of implementations it never saw", unknown));
+  }
+  const double distance = near.empty() ? INFINITY : near.front().distance;
+  if (!(distance <= options_.model_max_distance)) {
+    Note(notes, "predicted", c.implementation, c.config,
+         fmt::format("not trusted: the nearest training workload is at distance {:.2f} > {:.2f}", distance,
+                     options_.model_max_distance));
+    return false;
+  }
+  const Implementation* impl = registry_.FindImplementation(c.implementation);
+  *out = Make(impl, c.config, Provenance::kPredicted,
+              fmt::format("best predicted of {} candidates ({:.2f} us); nearest training workload at distance {:.2f}",
+                          candidates.size(), best_us, distance),
+              canonical);
+  out->predicted_us = best_us;
+  Note(notes, "predicted", c.implementation, c.config, "chosen");
+  return true;
+}
+
+StatusOr<Decision> Dispatcher::Vendor(const Workload& canonical) const {
+  if (options_.offline) {
+    const OfflineSpace* space = options_.offline(canonical);
+    const Implementation* impl =
+        space != nullptr && space->vendor ? registry_.FindImplementation(space->vendor->implementation) : nullptr;
+    if (impl == nullptr) return absl::NotFoundError("no recorded vendor choice (offline)");
+    return Make(impl, space->vendor->config, Provenance::kVendor,
+                fmt::format("the vendor library's own heuristic ({}, as recorded)", impl->name()), canonical);
+  }
+  for (const Implementation* impl : registry_.ImplementationsOf(canonical.op())) {
+    if (impl->device_kind() != target_.kind) continue;
+    StatusOr<Config> config = impl->VendorChoice(canonical, target_);
+    if (!config.ok()) continue;
+    if (options_.deterministic && !impl->traits().deterministic) continue;
+    if (!Usable(impl, impl->name(), *config, canonical).ok()) continue;
+    return Make(impl, *std::move(config), Provenance::kVendor,
+                fmt::format("the vendor library's own heuristic ({})", impl->name()), canonical);
+  }
+  return absl::NotFoundError(fmt::format("no vendor heuristic serves {}", canonical.op()));
+}
+
+StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Considered>* notes) const {
+  StatusOr<Decision> rule = Heuristic(canonical);
+  StatusOr<Decision> vendor = Vendor(canonical);
+  if (!vendor.ok()) {
+    if (rule.ok() && notes != nullptr) {
+      Note(notes, "heuristic", rule->implementation->name(), rule->config, "chosen: " + rule->reason);
+    }
+    return rule;
+  }
+  if (!rule.ok()) {
+    Note(notes, "vendor heuristic", vendor->implementation->name(), vendor->config, "chosen: no rule applies");
+    return vendor;
+  }
+  if (rule->implementation == vendor->implementation && rule->config == vendor->config) {
+    Note(notes, "heuristic", rule->implementation->name(), rule->config, "chosen: the vendor's heuristic agrees");
+    return rule;
+  }
+  // Both apply: the model decides when it knows both implementations, else the vendor's
+  // choice is the floor (what a framework would run by default).
+  const OpDef* op = registry_.FindOp(canonical.op());
+  if (selector_ != nullptr && options_.use_model && op != nullptr) {
+    const std::vector<Candidate> two = {
+        Candidate{std::string(rule->implementation->name()), rule->config},
+        Candidate{std::string(vendor->implementation->name()), vendor->config}};
+    StatusOr<std::vector<double>> rank = selector_->Rank(*op, canonical, target_, two);
+    StatusOr<std::vector<double>> t = selector_->Time(*op, canonical, target_, two);
+    if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
+      const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
+      Decision& pick = p == 0 ? *rule : *vendor;
+      const Decision& other = p == 0 ? *vendor : *rule;
+      pick.predicted_us = (*t)[p];
+      pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, (*t)[p],
+                                (*t)[1 - p], other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
+      Note(notes, "floor", other.implementation->name(), other.config, "predicted slower");
+      Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
+      return pick;
+    }
+  }
+  vendor->reason += fmt::format("; the floor where no model knows better (the rule would take {} {})",
+                                rule->implementation->name(), rule->config.ToString());
+  Note(notes, "heuristic", rule->implementation->name(), rule->config, "passed over for the vendor's heuristic");
+  Note(notes, "vendor heuristic", vendor->implementation->name(), vendor->config, "chosen");
+  return vendor;
+}
+
 StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {
+  if (options_.offline) {
+    const OfflineSpace* space = options_.offline(canonical);
+    const Implementation* impl =
+        space != nullptr && space->rule ? registry_.FindImplementation(space->rule->implementation) : nullptr;
+    if (impl == nullptr) return absl::NotFoundError("no recorded rule choice (offline)");
+    return Make(impl, space->rule->config, Provenance::kHeuristic, "strategy rule (as recorded)", canonical);
+  }
   std::vector<std::string> rejected;
   auto try_impl = [&](const Implementation* impl, std::string_view name, Config config,
                       std::string_view why, Decision* out) {

@@ -3,9 +3,16 @@
 //   1. exact record        — the fastest usable ok record of this workload on this target
 //   2. transferred record  — likewise from another target of the same arch (only when
 //                            DispatchOptions::allow_transferred_records)
-//   3. nearest record      — the config of the nearest tuned workload of the same family,
+//   3. predicted           — the learned selector's best candidate by predicted time, when
+//                            a model is loaded and this workload lies near its training
+//                            data (DispatchOptions::model_max_distance)
+//   4. nearest record      — the config of the nearest tuned workload of the same family,
 //                            when it is legal for this workload
-//   4. heuristic           — the op's strategy rules, then any applicable implementation
+//   5. floor               — the better of the op's strategy rule and the vendor's own
+//                            heuristic (cuDNN's), by the model's prediction when it knows
+//                            both implementations, else the vendor's (a framework's
+//                            default is never beaten downwards); then any applicable
+//                            implementation with its default config
 // A record is usable when its implementation is registered, runs on this target kind,
 // applies to the workload, its config lies in today's space, and (with the deterministic
 // option) the implementation is deterministic; an unusable record is skipped with one
@@ -13,7 +20,9 @@
 // nothing.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <vector>
@@ -28,6 +37,17 @@
 
 namespace opsched {
 
+// An offline study's view of one workload (study --holdout on a host without the
+// device): the candidates measured for it stand for its legal space (cuDNN cannot be
+// asked which algorithms it supports without a device), and the rule's and the
+// vendor's choices are the ones the tuner recorded as seeds. No times are taken from it.
+struct OfflineSpace {
+  std::vector<Candidate> candidates;
+  std::optional<Candidate> rule;
+  std::optional<Candidate> vendor;
+};
+using OfflineSpaces = std::function<const OfflineSpace*(const Workload& canonical)>;
+
 struct DispatchOptions {
   bool deterministic = false;
   bool allow_transferred_records = false;
@@ -36,13 +56,25 @@ struct DispatchOptions {
   // A tuned workload further than this (Database::Distance, in log2 units of the
   // dimensions) is no guide: its config is not carried over.
   double nearest_max_distance = 3.0;
+  // The selector decides only for workloads within this distance of one it was trained
+  // on (Selector::Nearest: RMS of the feature differences in units of their spread).
+  bool use_model = true;
+  double model_max_distance = 1.0;
+  // Workloads (hashes) whose records are ignored, as if never tuned (study --holdout).
+  std::set<uint64_t> hidden_workloads;
+  // Set: decide offline over the spaces it gives (see OfflineSpace), never asking an
+  // implementation whether it applies.
+  OfflineSpaces offline;
 };
+
+class Selector;
 
 class Dispatcher {
  public:
-  // `db` may be null (no records: heuristics only). Both must outlive the dispatcher.
+  // `db` may be null (no records), and `selector` (no model). All must outlive the
+  // dispatcher.
   Dispatcher(const Registry& registry, Target target, const records::Database* db,
-             DispatchOptions options);
+             DispatchOptions options, const Selector* selector = nullptr);
 
   // The cached decision for a workload; computed (workload canonicalised) on first use.
   StatusOr<const CachedDecision*> Decide(const Workload& workload);
@@ -50,6 +82,12 @@ class Dispatcher {
   StatusOr<Explanation> Explain(const Workload& workload) const;
   // The strategy's choice alone, ignoring records (what an untuned run would use).
   StatusOr<Decision> Heuristic(const Workload& canonical) const;
+  // The vendor library's own choice (cuDNN's heuristic), where an implementation has one.
+  StatusOr<Decision> Vendor(const Workload& canonical) const;
+  // Every candidate the dispatcher may choose for `canonical`: applicable implementations
+  // on this target (deterministic ones with that option) with every config of their space.
+  std::vector<Candidate> LegalCandidates(const Workload& canonical) const;
+  const Selector* selector() const { return selector_; }
 
   const Target& target() const { return target_; }
   const DispatchOptions& options() const { return options_; }
@@ -57,8 +95,8 @@ class Dispatcher {
   size_t cached() const { return cache_.size(); }
 
  private:
-  StatusOr<Decision> DecideCanonical(const Workload& canonical,
-                                     std::vector<Considered>* notes) const;
+  StatusOr<Decision> DecideCanonical(const Workload& canonical, std::vector<Considered>* notes,
+                                     std::vector<std::string>* model_notes = nullptr) const;
   // OK when `impl` may run `config` for `canonical` on this target.
   Status Usable(const Implementation* impl, std::string_view name, const Config& config,
                 const Workload& canonical) const;
@@ -67,12 +105,21 @@ class Dispatcher {
                   Provenance provenance, std::string_view source,
                   std::vector<Considered>* notes, Decision* out) const;
   void WarnOnce(const records::RecordEntry* entry, std::string_view message) const;
+  // The selector's choice when it is confident; *model_notes gets what it said.
+  bool TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
+                    std::vector<std::string>* model_notes, Decision* out) const;
+  // The better of the rule and the vendor's heuristic (see the chain above).
+  StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes) const;
+  // Fills a decision for `impl` with `config`.
+  Decision Make(const Implementation* impl, Config config, Provenance provenance, std::string reason,
+                const Workload& canonical) const;
 
   const Registry& registry_;
   const Target target_;
   const records::TargetKey target_key_;
   const records::Database* db_;
   const DispatchOptions options_;
+  const Selector* selector_;
   DecisionCache cache_;
   mutable std::mutex warned_mu_;
   mutable std::set<const records::RecordEntry*> warned_;

@@ -65,6 +65,14 @@ class Implementation {
   // True when Run detects data errors on the device (and writes args.error_slot, which
   // is then always given) instead of returning them.
   virtual bool ReportsDeviceErrors() const { return false; }
+  // The vendor library's own choice of config for `workload` (cuDNN's heuristic, what a
+  // framework runs when it does not benchmark): the floor the dispatcher falls back to
+  // when it knows nothing better. Unimplemented for implementations without one.
+  virtual StatusOr<Config> VendorChoice(const Workload& workload, const Target& target) const {
+    (void)workload;
+    (void)target;
+    return absl::UnimplementedError("no vendor heuristic");
+  }
   // Queues the work on args.stream; never synchronises the host with the device.
   virtual Status Run(const RunArgs& args) const = 0;
 };

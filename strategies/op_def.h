@@ -76,6 +76,11 @@ class OpDef {
   // the first bad position (row-major) and the value there.
   virtual Status DeviceError(const Workload& workload, int64_t position, int64_t value) const;
 
+  // A fixed-width numeric description of a canonical workload for learned models (the
+  // selector, selector/): the sizes and attributes that decide which kernel is fast, in
+  // log2 where they scale. The default is Workload::Features().
+  virtual std::vector<double> ModelFeatures(const Workload& canonical) const { return canonical.Features(); }
+
   // The fewest bytes an implementation must move (each input read and each output
   // written once), for bandwidth figures.
   virtual double MinBytes(const Workload& workload) const;

@@ -30,6 +30,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   CLI::App* b = app.add_subcommand("bench", "Benchmark a suite through the Runtime against a baseline");
   b->add_option("--suite", options->suite_path, "File of workload lines")->required();
   b->add_option("--records", options->records, "Record logs the Runtime loads");
+  b->add_option("--model", options->model_file, "Selector model the Runtime loads (opsched records train)");
   b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
   b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
   b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");

@@ -40,6 +40,37 @@ for bin in "$out"/bin/*; do
   done
 done
 
+# Open MPI (when installed), relocatable with OPAL_PREFIX, so that `OUT/mpirun -np N
+# OUT/bin/opsched tune --mpi ...` works on a host without it: mpirun (orterun), its
+# plugins, help texts and defaults under OUT/mpi in Debian's layout, PMIx's plugins
+# under OUT/pmix, their libraries in OUT/lib.
+mpi_libdir=/usr/lib/x86_64-linux-gnu/openmpi/lib
+pmix_dir=/usr/lib/x86_64-linux-gnu/pmix2
+if [ -x /usr/bin/orterun ] && [ -d "$mpi_libdir/openmpi3" ]; then
+  mkdir -p "$out/mpi/bin" "$out/mpi/lib/x86_64-linux-gnu/openmpi/lib" "$out/mpi/share" "$out/mpi/etc" "$out/pmix/lib"
+  cp /usr/bin/orterun "$out/mpi/bin/orterun"
+  cp -r "$mpi_libdir/openmpi3" "$out/mpi/lib/x86_64-linux-gnu/openmpi/lib/"
+  cp -r /usr/share/openmpi "$out/mpi/share/"
+  cp -r /etc/openmpi "$out/mpi/etc/"
+  [ -d "$pmix_dir/lib/pmix" ] && cp -r "$pmix_dir/lib/pmix" "$out/pmix/lib/"
+  [ -d "$pmix_dir/share" ] && cp -r "$pmix_dir/share" "$out/pmix/"
+  for f in "$out/mpi/bin/orterun" "$out"/mpi/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/*.so "$out"/pmix/lib/pmix/*.so; do
+    ldd "$f" 2>/dev/null | awk '/=> \//{print $1" "$3}' | while read -r name file; do
+      if ! [[ "$name" =~ $system ]] && [ ! -e "$out/lib/$name" ]; then cp -L "$file" "$out/lib/$name"; fi
+    done
+  done
+  cat > "$out/mpirun" <<'RUN'
+#!/usr/bin/env bash
+# The bundle's Open MPI mpirun: mpirun ARGS... (e.g. -np 3 OUT/bin/opsched tune --mpi ...).
+here="$(cd "$(dirname "$0")" && pwd)"
+export OPAL_PREFIX="$here/mpi"
+export PMIX_MCA_mca_base_component_path="$here/pmix/lib/pmix"
+export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+exec "$here/mpi/bin/orterun" "$@"
+RUN
+  chmod +x "$out/mpirun"
+fi
+
 cat > "$out/run" <<'RUN'
 #!/usr/bin/env bash
 # Runs a bundled binary: run BINARY [ARGS...]

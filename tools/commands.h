@@ -12,5 +12,7 @@ void AddExplainCommand(CLI::App& app, int* exit_code);
 void AddOpsCommand(CLI::App& app, int* exit_code);
 void AddBenchCommand(CLI::App& app, int* exit_code);
 void AddStudyCommand(CLI::App& app, int* exit_code);
+// `opsched records train`, under the records command.
+void AddRecordsTrainCommand(CLI::App* records, int* exit_code);
 
 }  // namespace opsched::tools

@@ -15,6 +15,8 @@ void AddExplainCommand(CLI::App& app, int* exit_code) {
   CLI::App* explain = app.add_subcommand("explain", "Show which implementation a workload gets and why");
   explain->add_option("workload", *line, "A workload line, quoted")->required();
   explain->add_option("--records", *records, "Record logs to load");
+  auto model = std::make_shared<std::string>();
+  explain->add_option("--model", *model, "Selector model to load (opsched records train)");
   explain->add_option("--target", *target, "cpu or cuda:N (default: the first GPU, else cpu)");
   explain->add_flag("--deterministic", options->deterministic, "Deterministic implementations only");
   explain->add_flag("--transfer", options->allow_transferred_records,
@@ -22,6 +24,7 @@ void AddExplainCommand(CLI::App& app, int* exit_code) {
   explain->callback([=] {
     RuntimeOptions o;
     o.record_files = *records;
+    o.model_file = *model;
     o.dispatch = *options;
     if (!target->empty()) {
       StatusOr<Device> device = ParseDevice(*target);
@@ -34,6 +37,9 @@ void AddExplainCommand(CLI::App& app, int* exit_code) {
       o.target = *t;
     }
     StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create(o);
+    if (rt.ok() && !(*rt)->model_status().ok()) {
+      fmt::print(stderr, "opsched explain: {}; deciding without it\n", (*rt)->model_status().message());
+    }
     StatusOr<Explanation> e = rt.ok() ? (*rt)->Explain(*line) : StatusOr<Explanation>(rt.status());
     if (!e.ok()) {
       fmt::print(stderr, "opsched explain: {}\n", e.status().message());

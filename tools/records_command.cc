@@ -52,6 +52,8 @@ void AddRecordsCommand(CLI::App& app, int* exit_code) {
   importer->add_option("--json", *json, "JSON-lines file (as written by export)")->required();
   importer->add_option("--out", *output, "Log to append to (created if missing)")->required();
   importer->callback([=] { *exit_code = RecordsImport(*json, *output, stdout); });
+
+  AddRecordsTrainCommand(records, exit_code);
 }
 
 }  // namespace opsched::tools

@@ -5,28 +5,54 @@
 #include "records/database.h"
 #include "strategies/registry.h"
 #include "tools/commands.h"
+#include "tuner/holdout.h"
 #include "tuner/study.h"
 
 namespace opsched::tools {
 namespace {
 
 struct StudyFlags {
-  std::string records;
+  std::vector<std::string> records;
   std::string workload;
+  bool holdout = false;
+  std::string model;
+  int folds = 10;
+  double model_max_distance = DispatchOptions{}.model_max_distance;
   std::vector<std::string> policies = {"random", "xgb"};
   int seeds = 5;
   double within = 0.95;
 };
 
+int RunHoldoutStudy(const StudyFlags& f, const records::Database& db) {
+  HoldoutOptions o;
+  o.model_file = f.model;
+  o.folds = f.folds;
+  o.dispatch.model_max_distance = f.model_max_distance;
+  StatusOr<HoldoutReport> report = RunHoldout(Registry::Global(), db, o);
+  if (!report.ok()) {
+    fmt::print(stderr, "opsched study: {}\n", report.status().message());
+    return 2;
+  }
+  std::fputs(report->ToString().c_str(), stdout);
+  return 0;
+}
+
 int RunStudy(const StudyFlags& f) {
+  records::Database db;
+  for (const std::string& path : f.records) {
+    if (Status s = db.Load(path); !s.ok()) {
+      fmt::print(stderr, "opsched study: {}\n", s.message());
+      return 2;
+    }
+  }
+  if (f.holdout) return RunHoldoutStudy(f, db);
+  if (f.workload.empty()) {
+    fmt::print(stderr, "opsched study: give --workload LINE (or --holdout)\n");
+    return 2;
+  }
   StatusOr<Workload> w = Registry::Global().ParseCanonical(f.workload);
   if (!w.ok()) {
     fmt::print(stderr, "opsched study: {}\n", w.status().message());
-    return 2;
-  }
-  records::Database db;
-  if (Status s = db.Load(f.records); !s.ok()) {
-    fmt::print(stderr, "opsched study: {}\n", s.message());
     return 2;
   }
   // The device with the most records of this workload.
@@ -35,7 +61,7 @@ int RunStudy(const StudyFlags& f) {
     if (db.workload(e.workload).hash() == w->hash()) by_target[db.target(e.target).fingerprint()].push_back(&e);
   }
   if (by_target.empty()) {
-    fmt::print(stderr, "opsched study: {} has no records of '{}'\n", f.records, w->ToString());
+    fmt::print(stderr, "opsched study: {} has no records of '{}'\n", fmt::join(f.records, ", "), w->ToString());
     return 2;
   }
   auto most = std::max_element(by_target.begin(), by_target.end(),
@@ -55,7 +81,7 @@ int RunStudy(const StudyFlags& f) {
     }
   }
   fmt::print("{}: {} measured candidates on {} ({})\n", w->ToString(), candidates.size(),
-             db.target(most->second.front()->target).device_name(), f.records);
+             db.target(most->second.front()->target).device_name(), fmt::join(f.records, ", "));
   fmt::print("{:<8} {:>10} {:>14}  trials per seed to reach {:.0f}% of the best\n", "policy", "best us", "mean trials",
              100 * f.within);
   for (const std::string& policy : f.policies) {
@@ -75,9 +101,19 @@ int RunStudy(const StudyFlags& f) {
 void AddStudyCommand(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<StudyFlags>();
   CLI::App* s = app.add_subcommand(
-      "study", "Replay search policies over the records of an exhaustive run: trials to reach the best");
-  s->add_option("--records", flags->records, "Log of a grid (exhaustive) tuning run")->required();
-  s->add_option("--workload", flags->workload, "The workload line studied")->required();
+      "study",
+      "Replay search policies over an exhaustive run (trials to reach the best), or judge decisions of workloads "
+      "hidden in turn (--holdout)");
+  s->add_option("--records", flags->records, "Record logs (a grid run for a policy study)")->required();
+  s->add_option("--workload", flags->workload, "The workload line studied (policy study)");
+  s->add_flag("--holdout", flags->holdout,
+              "Hide each tuned workload in turn, decide it from the rest, compare with its best record");
+  s->add_option("--model", flags->model,
+                "--holdout: this selector model (default: one trained per fold without the hidden workloads)");
+  s->add_option("--folds", flags->folds, "--holdout: folds of workloads trained without")->capture_default_str();
+  s->add_option("--model-max-distance", flags->model_max_distance,
+                "--holdout: the dispatcher trusts the model up to this distance from its training data")
+      ->capture_default_str();
   s->add_option("--policies", flags->policies, "Policies to compare (default random xgb)");
   s->add_option("--seeds", flags->seeds, "Seeds per policy (default 5)");
   s->add_option("--within", flags->within, "Target: time <= best / within (default 0.95)");

@@ -85,6 +85,8 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--seed", options->seed, "Seed of inputs and random choices")->capture_default_str();
   tune->add_option("--transfer", options->transfer_logs,
                    "Record logs of other workloads (seeds what they would serve; xgb learns from them)");
+  tune->add_option("--model", options->model_file,
+                   "Selector model (opsched records train): its choice is among the candidates measured first");
   tune->add_option("--timeout", flags->timeout_s, "Seconds a candidate may take before it is killed")
       ->capture_default_str();
   tune->add_option("--heartbeat-timeout", flags->heartbeat_timeout_s,

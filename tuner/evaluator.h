@@ -17,14 +17,6 @@
 
 namespace opsched {
 
-struct Candidate {
-  std::string implementation;
-  Config config;
-  bool operator==(const Candidate& o) const {
-    return implementation == o.implementation && config == o.config;
-  }
-};
-
 struct Evaluation {
   records::RecordStatus status = records::STATUS_UNSPECIFIED;
   std::string message;

@@ -17,6 +17,7 @@
 #include "core/gpu/gpu_backend.h"
 #include "records/convert.h"
 #include "records/database.h"
+#include "selector/selector.h"
 #include "strategies/dispatcher.h"
 #include "tuner/fleet.pb.h"
 #include "tuner/record_sink.h"
@@ -137,6 +138,16 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
     if (loaded.ok()) loaded = transfer.Load(path);
     if (!loaded.ok()) fmt::print(stderr, "opsched tune: rank {}: {}\n", rank, loaded.message());
   }
+  std::unique_ptr<Selector> selector;
+  if (!options.tune.model_file.empty()) {
+    StatusOr<std::unique_ptr<Selector>> loaded = Selector::Load(options.tune.model_file);
+    Status serves = loaded.ok() ? (*loaded)->Serves(*target, false) : loaded.status();
+    if (serves.ok()) {
+      selector = *std::move(loaded);
+    } else {
+      fmt::print(stderr, "opsched tune: rank {}: the model is not used: {}\n", rank, serves.message());
+    }
+  }
   WorkerEvaluator evaluator(target->device(), options.timeout_s);
   MpiSink sink(&comm);
   Progress progress(1, false);
@@ -180,7 +191,7 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
     ctx.session_id = options.tune.session_id;
     ctx.time_budget_s = task.time_budget_s();
     if (w.ok()) {
-      const Dispatcher dispatcher(registry, *target, &served, DispatchOptions{});
+      const Dispatcher dispatcher(registry, *target, &served, DispatchOptions{}, selector.get());
       ctx.seeds = SeedCandidates(dispatcher, *w);
       ctx.transfer = TransferExamples(transfer, *target, *w);
     }

@@ -37,7 +37,7 @@ class GuidedPolicy : public SearchPolicy {
         options_(options),
         rng_(options.seed),
         proposed_(candidates.size(), false),
-        model_(CostModel::Params{.seed = options.seed}) {
+        model_(Booster::Params{.seed = options.seed}) {
     for (const Candidate& c : candidates) features_.push_back(encoder_.Encode(workload, c));
     for (size_t i = 0; i < candidates.size(); ++i) implementation_of_.push_back(candidates[i].implementation);
     for (const TransferExample& t : options.transfer) {
@@ -127,7 +127,7 @@ class GuidedPolicy : public SearchPolicy {
   std::vector<std::pair<size_t, double>> observed_;
   std::vector<std::vector<float>> transfer_x_;
   std::vector<float> transfer_y_;
-  CostModel model_;
+  Booster model_;
 };
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/workload.h"
-#include "tuner/cost_model.h"
+#include "selector/booster.h"
 #include "tuner/evaluator.h"
 #include "tuner/features.h"
 

@@ -1,6 +1,9 @@
 #include "tuner/seeds.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "selector/selector.h"
 
 namespace opsched {
 
@@ -17,6 +20,26 @@ std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canon
     add(e->decision, e->decision.provenance == Provenance::kHeuristic ? "heuristic" : "served");
   }
   if (StatusOr<Decision> rule = served.Heuristic(canonical); rule.ok()) add(*rule, "heuristic");
+  if (StatusOr<Decision> vendor = served.Vendor(canonical); vendor.ok()) add(*vendor, "vendor");
+  // The model's own best guess, even where the Runtime would not trust it.
+  const Selector* selector = served.selector();
+  const OpDef* op = served.registry().FindOp(canonical.op());
+  if (selector != nullptr && op != nullptr && selector->HasOp(canonical.op())) {
+    const std::vector<Candidate> candidates = served.LegalCandidates(canonical);
+    StatusOr<std::vector<double>> t = selector->Rank(*op, canonical, served.target(), candidates);
+    if (t.ok()) {
+      size_t best = candidates.size();
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        if (!std::isnan((*t)[i]) && (best == candidates.size() || (*t)[i] < (*t)[best])) best = i;
+      }
+      if (best < candidates.size()) {
+        const Candidate& c = candidates[best];
+        if (std::none_of(seeds.begin(), seeds.end(), [&](const Seed& s) { return s.candidate == c; })) {
+          seeds.push_back(Seed{c, "predicted"});
+        }
+      }
+    }
+  }
   return seeds;
 }
 

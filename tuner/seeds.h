@@ -1,6 +1,7 @@
 // Seeds: the candidates a tuning session measures first for a workload — what the
 // Runtime would serve today (exact, transferred, nearest or predicted record, or the
-// rules), then the strategy rule's choice and the vendor's own pick where they differ —
+// floor), then the strategy rule's choice, the vendor's own pick and the model's best
+// guess where they differ —
 // so that a record written by even a one-trial session is never worse than what was
 // served before it.
 #pragma once
@@ -17,7 +18,8 @@ namespace opsched {
 struct Seed {
   Candidate candidate;
   // The search policy name its record carries: "heuristic" (the rules), "served"
-  // (a record or model decided), "vendor".
+  // (a record or the model decided), "vendor" (cuDNN's heuristic), "predicted" (the
+  // model's best guess where the Runtime does not trust it).
   std::string source;
 };
 

@@ -11,6 +11,7 @@
 
 #include "core/format.h"
 #include "records/database.h"
+#include "selector/selector.h"
 #include "strategies/dispatcher.h"
 #include "tuner/progress.h"
 #include "tuner/record_sink.h"
@@ -61,6 +62,10 @@ StatusOr<TuneReport> TuneSession::Run() {
     OPSCHED_RETURN_IF_ERROR(Annotate(served.Load(path), "loading transfer records"));
     OPSCHED_RETURN_IF_ERROR(Annotate(transfer.Load(path), "loading transfer records"));
   }
+  std::unique_ptr<Selector> selector;
+  if (!options_.model_file.empty()) {
+    OPSCHED_ASSIGN_OR_RETURN(selector, Selector::Load(options_.model_file));
+  }
   OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<LogSink> sink, LogSink::Open(options_.records_path));
   TuneReport report;
   report.session_id = options_.session_id.empty() ? RandomId() : options_.session_id;
@@ -69,7 +74,13 @@ StatusOr<TuneReport> TuneSession::Run() {
   Progress progress(static_cast<int>(suite.size()), options_.progress, stderr, lanes);
   std::vector<std::unique_ptr<Dispatcher>> dispatchers;
   for (const Target& t : targets_) {
-    dispatchers.push_back(std::make_unique<Dispatcher>(registry_, t, &served, DispatchOptions{}));
+    const bool model_serves = selector != nullptr && selector->Serves(t, false).ok();
+    if (selector != nullptr && !model_serves) {
+      fmt::print(stderr, "opsched tune: {}: the model does not serve {}: {}\n", options_.model_file, t.device().ToString(),
+                 selector->Serves(t, false).message());
+    }
+    dispatchers.push_back(std::make_unique<Dispatcher>(registry_, t, &served, DispatchOptions{},
+                                                       model_serves ? selector.get() : nullptr));
   }
 
   std::atomic<size_t> next{0};

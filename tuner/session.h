@@ -34,6 +34,8 @@ struct TuneOptions {
   // Records of other workloads: the guided policy learns from them, and seeds are what
   // a Runtime loading them (and the log) would serve.
   std::vector<std::string> transfer_logs;
+  // A selector model: seeds include what it would serve (its prediction, or the floor).
+  std::string model_file;
   bool progress = true;
   std::string session_id;  // empty: a random one
 };

@@ -18,6 +18,7 @@ struct BenchOptions {
   std::string suite_path;
   Target target;
   std::vector<std::string> records;
+  std::string model_file;     // a selector model the Runtime loads (optional)
   std::string baseline_path;  // read when it exists
   double tolerance = 0.05;    // fraction
   double min_change_us = 0.5;  // and at least this much (see verdict.h)

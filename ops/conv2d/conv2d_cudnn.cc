@@ -117,6 +117,13 @@ class ForwardCudnnBase : public Implementation {
   }
 };
 
+// cuDNN's heuristic forward algorithm as a config of an `algo` implementation.
+StatusOr<Config> HeuristicForward(const Workload& w) {
+  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
+  if (!query->heuristic_forward) return absl::NotFoundError("cuDNN's heuristic suggests no supported algorithm");
+  return Config().Set("algo", std::string(AlgoName(*query->heuristic_forward)));
+}
+
 class Conv2dCudnn : public ForwardCudnnBase {
  public:
   std::string_view op() const override { return "conv2d"; }
@@ -124,6 +131,7 @@ class Conv2dCudnn : public ForwardCudnnBase {
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckForward(w, target, AnyAlgo);
   }
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
   ConfigSpace Space(const Workload& w, const Target&) const override {
     return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
   }
@@ -184,6 +192,8 @@ class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase {
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckForward(w, target, AnyAlgo);
   }
+  // A framework without fusion: cuDNN's heuristic convolution, then bias, then activation.
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
   ConfigSpace Space(const Workload& w, const Target&) const override {
     return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
   }

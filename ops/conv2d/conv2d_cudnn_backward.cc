@@ -164,6 +164,18 @@ class Conv2dBackwardCudnn : public Implementation {
         .AddInts("streams", {1, 2});
   }
 
+  // cuDNN's heuristic data and filter algorithms, on one stream.
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
+    if (!query->heuristic_backward_data || !query->heuristic_backward_filter) {
+      return absl::NotFoundError("cuDNN's heuristic suggests no supported backward algorithms");
+    }
+    return Config()
+        .Set("data_algo", std::string(AlgoName(*query->heuristic_backward_data)))
+        .Set("filter_algo", std::string(AlgoName(*query->heuristic_backward_filter)))
+        .Set("streams", int64_t{1});
+  }
+
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
     StatusOr<BackwardPlan> plan = PlanFor(w, config, kDeterministicOnly);
     return plan.ok() ? plan->workspace_bytes() : 0;  // Run reports the error

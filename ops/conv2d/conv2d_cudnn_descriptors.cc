@@ -156,6 +156,19 @@ Status Collect(std::span<const NamedAlgo<Algo>> table, std::string_view call, Wo
   return absl::OkStatus();
 }
 
+// The first algorithm of cuDNN's heuristic ranking (perf results of a _v7 query) that
+// succeeded and is among the supported ones.
+template <typename Algo, typename Perf>
+std::optional<Algo> FirstSupported(const Perf* perf, int returned, const std::vector<SupportedAlgo<Algo>>& supported) {
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    for (const SupportedAlgo<Algo>& s : supported) {
+      if (s.algo == perf[i].algo) return s.algo;
+    }
+  }
+  return std::nullopt;
+}
+
 StatusOr<AlgoQuery> AskCudnn(const Problem& p) {
   CudnnDescriptors d;
   OPSCHED_RETURN_IF_ERROR(d.Init(p));
@@ -174,6 +187,19 @@ StatusOr<AlgoQuery> AskCudnn(const Problem& p) {
           return cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, d.x(), d.y(), d.conv(), d.w(), algo, bytes);
         },
         &q.backward_filter));
+    cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    cudnnConvolutionBwdFilterAlgoPerf_t filter[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    int returned = 0;
+    if (cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w(), d.y(), d.conv(), d.dx(),
+                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned,
+                                                    data) == CUDNN_STATUS_SUCCESS) {
+      q.heuristic_backward_data = FirstSupported(data, returned, q.backward_data);
+    }
+    if (cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x(), d.y(), d.conv(), d.w(),
+                                                      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned,
+                                                      filter) == CUDNN_STATUS_SUCCESS) {
+      q.heuristic_backward_filter = FirstSupported(filter, returned, q.backward_filter);
+    }
   } else {
     OPSCHED_RETURN_IF_ERROR(Collect<cudnnConvolutionFwdAlgo_t>(
         kForwardAlgos, "cudnnGetConvolutionForwardWorkspaceSize",
@@ -181,6 +207,12 @@ StatusOr<AlgoQuery> AskCudnn(const Problem& p) {
           return cudnnGetConvolutionForwardWorkspaceSize(handle, d.x(), d.w(), d.conv(), d.y(), algo, bytes);
         },
         &q.forward));
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int returned = 0;
+    if (cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x(), d.w(), d.conv(), d.y(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                               &returned, perf) == CUDNN_STATUS_SUCCESS) {
+      q.heuristic_forward = FirstSupported(perf, returned, q.forward);
+    }
   }
   return q;
 }

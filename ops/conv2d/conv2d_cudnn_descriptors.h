@@ -86,6 +86,11 @@ struct AlgoQuery {
   std::vector<SupportedAlgo<cudnnConvolutionFwdAlgo_t>> forward;
   std::vector<SupportedAlgo<cudnnConvolutionBwdDataAlgo_t>> backward_data;
   std::vector<SupportedAlgo<cudnnConvolutionBwdFilterAlgo_t>> backward_filter;
+  // cuDNN's own heuristic choice (cudnnGetConvolution*Algorithm_v7, what PyTorch runs
+  // with cudnn.benchmark off): its first suggestion that is supported here.
+  std::optional<cudnnConvolutionFwdAlgo_t> heuristic_forward;
+  std::optional<cudnnConvolutionBwdDataAlgo_t> heuristic_backward_data;
+  std::optional<cudnnConvolutionBwdFilterAlgo_t> heuristic_backward_filter;
 
   // The workspace of a supported algorithm; nullopt when cuDNN does not support it here.
   std::optional<size_t> Workspace(cudnnConvolutionFwdAlgo_t algo) const;

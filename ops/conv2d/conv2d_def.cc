@@ -270,6 +270,39 @@ class Conv2dOpDefBase : public OpDef {
     return absl::OkStatus();
   }
 
+  std::vector<double> ModelFeatures(const Workload& wl) const override {
+    const Problem p = MakeProblem(wl);
+    auto lg = [](double v) { return std::log2(1.0 + v); };
+    const double flops = 2.0 * p.n * p.k * p.p * p.q * p.reduction_length();
+    const double bytes = static_cast<double>(ElementBytes(p.type)) *
+                         (p.n * p.c * p.h * p.w + p.k * p.channels_per_group() * p.r * p.s + p.n * p.k * p.p * p.q);
+    return {lg(p.n),
+            lg(p.c),
+            lg(p.h),
+            lg(p.w),
+            lg(p.k),
+            static_cast<double>(p.r),
+            static_cast<double>(p.s),
+            lg(p.p),
+            lg(p.q),
+            static_cast<double>(p.stride_h),
+            static_cast<double>(p.stride_w),
+            static_cast<double>(p.pad_h),
+            static_cast<double>(p.dil_h),
+            static_cast<double>(p.dil_w),
+            lg(p.groups),
+            p.groups == p.c && p.groups > 1 ? 1.0 : 0.0,
+            lg(p.channels_per_group()),
+            lg(p.filters_per_group()),
+            static_cast<double>(p.layout),
+            static_cast<double>(p.math),
+            static_cast<double>(p.type),
+            static_cast<double>(p.act),
+            lg(flops),
+            lg(bytes),
+            lg(flops) - lg(bytes)};
+  }
+
   double Flops(const Workload& wl) const override {
     const Problem p = MakeProblem(wl);
     const double forward = 2.0 * p.n * p.k * p.p * p.q * p.reduction_length();

@@ -254,6 +254,26 @@ class ReduceOpDef : public OpDef {
   double Flops(const Workload& w) const override {
     return static_cast<double>(w.FindTensor("x")->numel());
   }
+
+  std::vector<double> ModelFeatures(const Workload& w) const override {
+    const Problem p = MakeProblem(w);
+    auto lg = [](double v) { return std::log2(1.0 + v); };
+    const int64_t inner_kept = p.kept_rank > 0 ? p.kept_strides[p.kept_rank - 1] : 0;
+    const int64_t inner_reduced = p.reduced_rank > 0 ? p.reduced_strides[p.reduced_rank - 1] : 0;
+    return {lg(p.outputs),
+            lg(p.length),
+            lg(p.row),
+            lg(static_cast<double>(p.outputs) * p.length),
+            p.rows ? 1.0 : 0.0,
+            p.columns ? 1.0 : 0.0,
+            static_cast<double>(p.op),
+            static_cast<double>(p.in_type),
+            static_cast<double>(p.out_type),
+            static_cast<double>(p.kept_rank),
+            static_cast<double>(p.reduced_rank),
+            lg(static_cast<double>(inner_kept)),
+            lg(static_cast<double>(inner_reduced))};
+  }
 };
 
 OPSCHED_REGISTER_OP(ReduceOpDef);

@@ -307,6 +307,27 @@ class ScatterOp : public OpDef {
   Status DeviceError(const Workload& w, int64_t position, int64_t value) const override {
     return OutOfRangeError(w, position, value);
   }
+
+  std::vector<double> ModelFeatures(const Workload& w) const override {
+    const Params p = MakeParams(w);
+    auto lg = [](double v) { return std::log2(1.0 + v); };
+    const double outer = p.axis_size * p.inner > 0 ? static_cast<double>(p.data_n) / (p.axis_size * p.inner) : 0;
+    const DType dtype = w.FindTensor("data")->dtype();
+    return {lg(p.n),
+            lg(p.data_n),
+            lg(p.axis_size),
+            lg(p.inner),
+            lg(p.index_axis),
+            lg(outer),
+            lg(p.n) - lg(p.data_n),  // updates per target, in log2
+            static_cast<double>(p.rank),
+            p.axis == p.rank - 1 ? 1.0 : 0.0,
+            p.fast ? 1.0 : 0.0,
+            static_cast<double>(p.reduction),
+            static_cast<double>(dtype),
+            static_cast<double>(DTypeSize(dtype)),
+            p.index64 ? 1.0 : 0.0};
+  }
 };
 
 OPSCHED_REGISTER_OP(ScatterOp);

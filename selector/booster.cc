@@ -1,4 +1,4 @@
-#include "tuner/cost_model.h"
+#include "selector/booster.h"
 
 #include <xgboost/c_api.h>
 
@@ -10,7 +10,10 @@ namespace opsched {
 namespace {
 
 Status XgbError(const char* what) {
-  return absl::InternalError(fmt::format("xgboost {}: {}", what, XGBGetLastError()));
+  // XGBoost's message carries a stack trace after its first line.
+  std::string message = XGBGetLastError();
+  message = message.substr(0, message.find('\n'));
+  return absl::InternalError(fmt::format("xgboost {}: {}", what, message));
 }
 
 // A DMatrix over row-major x, freed with the guard.
@@ -36,11 +39,11 @@ Status Build(const std::vector<std::vector<float>>& x, size_t columns, Matrix* m
 
 }  // namespace
 
-CostModel::~CostModel() {
+Booster::~Booster() {
   if (booster_) XGBoosterFree(booster_);
 }
 
-Status CostModel::Fit(const std::vector<std::vector<float>>& x, const std::vector<float>& y) {
+Status Booster::Fit(const std::vector<std::vector<float>>& x, const std::vector<float>& y) {
   if (x.empty() || x.size() != y.size()) return absl::InvalidArgumentError("no training rows");
   if (booster_) {
     XGBoosterFree(booster_);
@@ -71,7 +74,7 @@ Status CostModel::Fit(const std::vector<std::vector<float>>& x, const std::vecto
   return absl::OkStatus();
 }
 
-StatusOr<std::vector<float>> CostModel::Predict(const std::vector<std::vector<float>>& x) const {
+StatusOr<std::vector<float>> Booster::Predict(const std::vector<std::vector<float>>& x) const {
   if (!booster_) return absl::FailedPreconditionError("the cost model is not trained");
   if (x.empty()) return std::vector<float>();
   Matrix m;
@@ -80,6 +83,55 @@ StatusOr<std::vector<float>> CostModel::Predict(const std::vector<std::vector<fl
   const float* out = nullptr;
   if (XGBoosterPredict(booster_, m.handle, 0, 0, 0, &length, &out) != 0) return XgbError("predict");
   return std::vector<float>(out, out + length);
+}
+
+}  // namespace opsched
+
+namespace opsched {
+
+Status Booster::PredictDense(const float* x, size_t rows, float* out) const {
+  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  if (rows == 0) return absl::OkStatus();
+  // XGBoost's array interface over the caller's buffer: no DMatrix copy.
+  const std::string array = fmt::format(
+      R"({{"data": [{}, true], "shape": [{}, {}], "typestr": "<f4", "version": 3}})",
+      reinterpret_cast<uintptr_t>(x), rows, columns_);
+  const char* config = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false, "missing": NaN, "cache_id": 0})";
+  const bst_ulong* shape = nullptr;
+  bst_ulong dims = 0;
+  const float* result = nullptr;
+  if (XGBoosterPredictFromDense(booster_, array.c_str(), config, nullptr, &shape, &dims, &result) != 0) {
+    return XgbError("predict");
+  }
+  std::copy(result, result + rows, out);
+  return absl::OkStatus();
+}
+
+StatusOr<std::string> Booster::Save() const {
+  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  bst_ulong length = 0;
+  const char* bytes = nullptr;
+  if (XGBoosterSaveModelToBuffer(booster_, R"({"format": "ubj"})", &length, &bytes) != 0) return XgbError("save");
+  return std::string(bytes, length);
+}
+
+Status Booster::Load(std::string_view bytes, size_t columns) {
+  if (booster_) {
+    XGBoosterFree(booster_);
+    booster_ = nullptr;
+  }
+  BoosterHandle booster;
+  if (XGBoosterCreate(nullptr, 0, &booster) != 0) return XgbError("booster");
+  if (XGBoosterLoadModelFromBuffer(booster, bytes.data(), bytes.size()) != 0) {
+    const Status error = XgbError("load");
+    XGBoosterFree(booster);
+    return error;
+  }
+  const std::string threads = std::to_string(params_.threads);
+  XGBoosterSetParam(booster, "nthread", threads.c_str());
+  booster_ = booster;
+  columns_ = columns;
+  return absl::OkStatus();
 }
 
 }  // namespace opsched

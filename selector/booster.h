@@ -1,0 +1,46 @@
+// Booster: gradient-boosted trees (XGBoost, through its C API) predicting log time from
+// candidate features. The tuner's guided search ranks unmeasured candidates with one;
+// the selector (selector/selector.h) keeps one per op, saved in its model file.
+#pragma once
+
+#include <vector>
+
+#include "core/status.h"
+
+namespace opsched {
+
+class Booster {
+ public:
+  struct Params {
+    int rounds = 60;
+    int max_depth = 6;
+    double eta = 0.3;
+    int threads = 2;
+    uint64_t seed = 0;
+  };
+  Booster() : Booster(Params{}) {}
+  explicit Booster(Params params) : params_(params) {}
+  ~Booster();
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+
+  // Trains a fresh model; rows of x have one length; NaN marks a missing feature.
+  Status Fit(const std::vector<std::vector<float>>& x, const std::vector<float>& y);
+  StatusOr<std::vector<float>> Predict(const std::vector<std::vector<float>>& x) const;
+  // Predictions for `rows` row-major rows of columns() floats (NaN: missing), in place
+  // (no copy of the data): the selector's hot path.
+  Status PredictDense(const float* x, size_t rows, float* out) const;
+  bool trained() const { return booster_ != nullptr; }
+  size_t columns() const { return columns_; }
+
+  // The model in XGBoost's own binary form (UBJSON), and back.
+  StatusOr<std::string> Save() const;
+  Status Load(std::string_view bytes, size_t columns);
+
+ private:
+  Params params_;
+  void* booster_ = nullptr;
+  size_t columns_ = 0;
+};
+
+}  // namespace opsched

@@ -1,0 +1,148 @@
+#include "selector/selector.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/format.h"
+#include "selector/model_file.h"
+
+namespace opsched {
+
+StatusOr<std::unique_ptr<Selector>> Selector::Load(const std::string& path) {
+  OPSCHED_ASSIGN_OR_RETURN(selector::SelectorModelProto model, selector::ReadModel(path));
+  StatusOr<std::unique_ptr<Selector>> selector = FromProto(model);
+  if (!selector.ok()) return Annotate(selector.status(), path);
+  return selector;
+}
+
+StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::SelectorModelProto& model) {
+  auto s = std::unique_ptr<Selector>(new Selector());
+  s->info_ = model;
+  s->info_.clear_ops();
+  if (model.target_kind().empty() || model.arch().empty()) {
+    return absl::InvalidArgumentError("selector model names no target kind or arch");
+  }
+  for (const selector::OpModel& m : model.ops()) {
+    OpEntry e;
+    e.model = m;
+    e.model.clear_booster();
+    e.model.clear_time_booster();
+    e.encoding = CandidateEncoding::FromProto(m);
+    if (static_cast<size_t>(m.columns()) != e.encoding.columns() ||
+        m.feature_mean_size() != m.workload_width() || m.feature_scale_size() != m.workload_width()) {
+      return absl::DataLossError(fmt::format("selector model of {} is inconsistent ({} columns, encoding has {})",
+                                             m.op(), m.columns(), e.encoding.columns()));
+    }
+    e.ranker = std::make_unique<Booster>(Booster::Params{.threads = 1});
+    e.timer = std::make_unique<Booster>(Booster::Params{.threads = 1});
+    OPSCHED_RETURN_IF_ERROR(
+        Annotate(e.ranker->Load(m.booster(), e.encoding.columns()), fmt::format("selector model of {}", m.op())));
+    OPSCHED_RETURN_IF_ERROR(
+        Annotate(e.timer->Load(m.time_booster(), e.encoding.columns()), fmt::format("selector model of {}", m.op())));
+    s->ops_.push_back(std::move(e));
+  }
+  return s;
+}
+
+Status Selector::Serves(const Target& target, bool allow_transfer) const {
+  if (target.arch_key() != info_.arch()) {
+    return absl::FailedPreconditionError(
+        fmt::format("the selector model was trained on {}, the target is {} (models never cross arches)", info_.arch(),
+                    target.arch_key()));
+  }
+  const uint64_t fp = target.fingerprint();
+  const bool same = std::find(info_.fingerprints().begin(), info_.fingerprints().end(), fp) != info_.fingerprints().end();
+  if (!same && !allow_transfer) {
+    return absl::FailedPreconditionError(fmt::format(
+        "the selector model was trained on other {} devices or library versions ({}); allow transferred records to "
+        "use it",
+        info_.arch(), fmt::join(info_.devices(), ", ")));
+  }
+  return absl::OkStatus();
+}
+
+const Selector::OpEntry* Selector::Find(std::string_view op) const {
+  for (const OpEntry& e : ops_) {
+    if (e.model.op() == op) return &e;
+  }
+  return nullptr;
+}
+
+bool Selector::HasOp(std::string_view op) const { return Find(op) != nullptr; }
+
+bool Selector::KnowsImplementation(std::string_view op, std::string_view implementation) const {
+  const OpEntry* e = Find(op);
+  return e != nullptr && e->encoding.Knows(implementation);
+}
+
+std::vector<double> Selector::Features(const OpDef& op, const OpEntry& e, const Workload& canonical) const {
+  std::vector<double> f = op.ModelFeatures(canonical);
+  f.resize(static_cast<size_t>(e.model.workload_width()), 0.0);
+  return f;
+}
+
+StatusOr<std::vector<double>> Selector::Rank(const OpDef& op, const Workload& canonical, const Target& target,
+                                             const std::vector<Candidate>& candidates) const {
+  return Predict([](const OpEntry& e) -> const Booster& { return *e.ranker; }, op, canonical, target, candidates);
+}
+
+StatusOr<std::vector<double>> Selector::Time(const OpDef& op, const Workload& canonical, const Target& target,
+                                             const std::vector<Candidate>& candidates) const {
+  return Predict([](const OpEntry& e) -> const Booster& { return *e.timer; }, op, canonical, target, candidates);
+}
+
+StatusOr<std::vector<double>> Selector::Predict(const Booster& (*which)(const OpEntry&), const OpDef& op,
+                                                const Workload& canonical, const Target& target,
+                                                const std::vector<Candidate>& candidates) const {
+  const OpEntry* e = Find(canonical.op());
+  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
+  const std::vector<double> wf = Features(op, *e, canonical);
+  const size_t columns = e->encoding.columns();
+  std::vector<float> rows(candidates.size() * columns);
+  std::vector<size_t> known;
+  known.reserve(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    float* row = rows.data() + known.size() * columns;
+    if (e->encoding.Encode(wf, target.sm_count, target.l2_bytes, candidates[i], row)) known.push_back(i);
+  }
+  std::vector<double> us(candidates.size(), std::nan(""));
+  if (known.empty()) return us;
+  std::vector<float> out(known.size());
+  OPSCHED_RETURN_IF_ERROR(which(*e).PredictDense(rows.data(), known.size(), out.data()));
+  for (size_t j = 0; j < known.size(); ++j) us[known[j]] = std::exp(static_cast<double>(out[j]));
+  return us;
+}
+
+std::vector<Selector::Neighbour> Selector::Nearest(const OpDef& op, const Workload& canonical, int k) const {
+  std::vector<Neighbour> out;
+  const OpEntry* e = Find(canonical.op());
+  if (e == nullptr) return out;
+  const std::vector<double> wf = Features(op, *e, canonical);
+  const int width = e->model.workload_width();
+  for (const selector::TrainingWorkload& t : e->model.workloads()) {
+    double sum = 0;
+    for (int i = 0; i < width && i < t.features_size(); ++i) {
+      const double d = (wf[i] - t.features(i)) / e->model.feature_scale(i);
+      sum += d * d;
+    }
+    out.push_back(Neighbour{t.key(), std::sqrt(sum / std::max(width, 1)), t.best_us()});
+  }
+  const size_t keep = std::min<size_t>(out.size(), static_cast<size_t>(std::max(k, 0)));
+  std::partial_sort(out.begin(), out.begin() + keep, out.end(),
+                    [](const Neighbour& a, const Neighbour& b) { return a.distance < b.distance; });
+  out.resize(keep);
+  return out;
+}
+
+std::string Selector::Describe() const {
+  int64_t records = 0;
+  std::vector<std::string> ops;
+  for (const OpEntry& e : ops_) {
+    records += e.model.records();
+    ops.push_back(e.model.op());
+  }
+  return fmt::format("selector model: {} ops ({}), {} records of {} ({})", ops_.size(), fmt::join(ops, ", "), records,
+                     info_.arch(), fmt::join(info_.devices(), ", "));
+}
+
+}  // namespace opsched

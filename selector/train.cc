@@ -1,0 +1,178 @@
+#include "selector/train.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "core/format.h"
+#include "core/version.h"
+#include "records/convert.h"
+#include "selector/candidate_encoding.h"
+
+namespace opsched {
+namespace {
+
+struct Row {
+  const Workload* workload;
+  uint64_t fingerprint;
+  Candidate candidate;
+  int sm_count;
+  int64_t l2_bytes;
+  double log_us;
+};
+
+struct OpData {
+  std::vector<Row> rows;
+  std::map<uint64_t, selector::TrainingWorkload> workloads;
+  std::map<std::string, int> per_implementation;
+};
+
+std::string ArchKeyOf(const records::TargetProto& t) { return t.kind() + "/" + t.arch(); }
+
+}  // namespace
+
+StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
+                                                     const std::vector<const records::Database*>& dbs,
+                                                     const TrainOptions& options, std::string* summary) {
+  // The arch: the one asked for, else the one with the most ok records of the kind.
+  std::string arch = options.arch;
+  if (arch.empty()) {
+    std::map<std::string, int> counts;
+    for (const records::Database* db : dbs) {
+      for (const records::RecordEntry& e : db->entries()) {
+        const records::TargetProto& t = db->target(e.target);
+        if (e.status == records::OK && t.kind() == options.target_kind) ++counts[ArchKeyOf(t)];
+      }
+    }
+    int most = 0;
+    for (const auto& [key, n] : counts) {
+      if (n > most) {
+        most = n;
+        arch = key;
+      }
+    }
+    if (arch.empty()) {
+      return absl::NotFoundError(fmt::format("no ok {} records to train on", options.target_kind));
+    }
+  }
+  selector::SelectorModelProto model;
+  model.set_format_version(1);
+  model.set_opsched_version(kVersion);
+  model.set_target_kind(options.target_kind);
+  model.set_arch(arch);
+  model.set_created_unix_s(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  std::map<uint64_t, std::string> targets;
+  std::map<std::string, OpData> ops;
+  int skipped_ops = 0;
+  for (const records::Database* db : dbs) {
+    for (const records::RecordEntry& e : db->entries()) {
+      const records::TargetProto& t = db->target(e.target);
+      if (e.status != records::OK || t.kind() != options.target_kind || ArchKeyOf(t) != arch || !(e.median_us > 0)) {
+        continue;
+      }
+      const Workload& w = db->workload(e.workload);
+      if (options.exclude.count(w.hash())) continue;
+      const OpDef* op = registry.FindOp(w.op());
+      if (op == nullptr) {
+        ++skipped_ops;
+        continue;
+      }
+      targets.emplace(t.fingerprint(), t.device_name());
+      OpData& data = ops[w.op()];
+      data.rows.push_back(Row{&w, t.fingerprint(), Candidate{db->implementation(e.implementation), db->config(e.config)},
+                              t.sm_count(), t.l2_bytes(), std::log(static_cast<double>(e.median_us))});
+      ++data.per_implementation[db->implementation(e.implementation)];
+      auto [it, inserted] = data.workloads.try_emplace(w.hash());
+      selector::TrainingWorkload& tw = it->second;
+      if (inserted) {
+        tw.set_key(w.ToString());
+        tw.set_hash(w.hash());
+        for (double f : op->ModelFeatures(w)) tw.add_features(f);
+        tw.set_best_us(e.median_us);
+      }
+      tw.set_records(tw.records() + 1);
+      tw.set_best_us(std::min<double>(tw.best_us(), e.median_us));
+    }
+  }
+  if (ops.empty()) return absl::NotFoundError(fmt::format("no ok {} records of {} to train on", options.target_kind, arch));
+  for (const auto& [fp, device] : targets) {
+    model.add_fingerprints(fp);
+    model.add_devices(device);
+  }
+  std::string text = fmt::format("trained on {} ({} targets)\n", arch, targets.size());
+  for (auto& [name, data] : ops) {
+    const OpDef& op = *registry.FindOp(name);
+    size_t width = 0;
+    for (const auto& [hash, tw] : data.workloads) width = std::max<size_t>(width, tw.features_size());
+    CandidateEncoding encoding(width);
+    for (const Row& r : data.rows) encoding.Learn(r.candidate);
+    selector::OpModel* m = model.add_ops();
+    m->set_op(name);
+    encoding.ToProto(m);
+    // Spread of each feature over the training workloads, for the distance of new ones.
+    std::vector<double> mean(width, 0), sq(width, 0);
+    for (const auto& [hash, tw] : data.workloads) {
+      for (size_t i = 0; i < width; ++i) {
+        const double f = i < static_cast<size_t>(tw.features_size()) ? tw.features(i) : 0.0;
+        mean[i] += f;
+        sq[i] += f * f;
+      }
+    }
+    const double n = static_cast<double>(data.workloads.size());
+    for (size_t i = 0; i < width; ++i) {
+      mean[i] /= n;
+      const double var = std::max(0.0, sq[i] / n - mean[i] * mean[i]);
+      m->add_feature_mean(mean[i]);
+      m->add_feature_scale(var > 1e-12 ? std::sqrt(var) : 1.0);
+    }
+    for (auto& [hash, tw] : data.workloads) {
+      tw.mutable_features()->Resize(static_cast<int>(width), 0.0);
+      *m->add_workloads() = tw;
+    }
+    for (const auto& [impl, count] : data.per_implementation) {
+      selector::ImplementationStats* s = m->add_implementations_seen();
+      s->set_implementation(impl);
+      s->set_records(count);
+    }
+    // Two models: one of each record's time over its workload's best (what decides: it
+    // ranks the candidates of one workload, whatever its size), one of the time itself
+    // (what explain reports).
+    std::map<std::pair<uint64_t, uint64_t>, double> best_log;  // (workload, target) -> log best
+    for (const Row& r : data.rows) {
+      auto [it, inserted] = best_log.emplace(std::make_pair(r.workload->hash(), r.fingerprint), r.log_us);
+      if (!inserted) it->second = std::min(it->second, r.log_us);
+    }
+    std::vector<std::vector<float>> x;
+    std::vector<float> relative, absolute;
+    x.reserve(data.rows.size());
+    for (const Row& r : data.rows) {
+      std::vector<float> row(encoding.columns());
+      std::vector<double> wf = op.ModelFeatures(*r.workload);
+      encoding.Encode(wf, r.sm_count, r.l2_bytes, r.candidate, row.data());
+      x.push_back(std::move(row));
+      absolute.push_back(static_cast<float>(r.log_us));
+      relative.push_back(static_cast<float>(r.log_us - best_log.at({r.workload->hash(), r.fingerprint})));
+    }
+    Booster ranker(options.booster), timer(options.booster);
+    OPSCHED_RETURN_IF_ERROR(Annotate(ranker.Fit(x, relative), fmt::format("training the model of {}", name)));
+    OPSCHED_RETURN_IF_ERROR(Annotate(timer.Fit(x, absolute), fmt::format("training the model of {}", name)));
+    OPSCHED_ASSIGN_OR_RETURN(std::vector<float> fitted, ranker.Predict(x));
+    double se = 0;
+    for (size_t i = 0; i < relative.size(); ++i) se += (fitted[i] - relative[i]) * (fitted[i] - relative[i]);
+    m->set_train_rmse(std::sqrt(se / static_cast<double>(relative.size())));
+    m->set_records(static_cast<int64_t>(data.rows.size()));
+    OPSCHED_ASSIGN_OR_RETURN(std::string bytes, ranker.Save());
+    m->set_booster(std::move(bytes));
+    OPSCHED_ASSIGN_OR_RETURN(std::string time_bytes, timer.Save());
+    m->set_time_booster(std::move(time_bytes));
+    text += fmt::format("  {}: {} records of {} workloads, {} implementations, {} columns, rmse of log slowdown {:.3f}\n",
+                        name, data.rows.size(), data.workloads.size(), data.per_implementation.size(),
+                        encoding.columns(), m->train_rmse());
+  }
+  if (skipped_ops > 0) text += fmt::format("  {} records of ops this build does not have were left out\n", skipped_ops);
+  if (summary != nullptr) *summary = text;
+  return model;
+}
+
+}  // namespace opsched
