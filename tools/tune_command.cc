@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -11,6 +12,30 @@
 namespace opsched::tools {
 
 namespace {
+
+// A worker needs time to start, generate inputs and check the candidate before it
+// measures; below this every candidate would be killed and logged as a timeout.
+constexpr double kMinTimeoutS = 1;
+constexpr double kMaxTimeoutS = 24 * 3600;
+
+// --timeout: a finite number of seconds within [kMinTimeoutS, kMaxTimeoutS].
+CLI::Validator TimeoutSeconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double seconds = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+        if (error != std::errc() || end != text.data() + text.size()) {
+          return fmt::format("'{}' is not a number of seconds", text);
+        }
+        if (!(seconds >= kMinTimeoutS && seconds <= kMaxTimeoutS)) {
+          return fmt::format("{} s is not a usable timeout: give {} to {} seconds (a worker "
+                             "needs time to start and check a candidate before measuring it)",
+                             text, kMinTimeoutS, kMaxTimeoutS);
+        }
+        return std::string();
+      },
+      "SECONDS", "TimeoutSeconds");
+}
 
 struct TuneFlags {
   std::string target;
@@ -41,7 +66,10 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--batch", options->batch, "Candidates proposed at a time");
   tune->add_option("--seed", options->seed, "Seed of inputs and random choices");
   tune->add_option("--transfer", options->transfer_logs, "Record logs of other workloads (xgb)");
-  tune->add_option("--timeout", flags->timeout_s, "Seconds a candidate may take before it is killed");
+  tune->add_option("--timeout", flags->timeout_s, "Seconds a candidate may take before it is killed")
+      ->check(TimeoutSeconds());
+  tune->add_flag("--no-retry", options->no_retry,
+                 "Logged timeouts and crashes are final (default: measured once more)");
   tune->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot (scatter-like ops)")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}));
   tune->add_option("--min-repeats", flags->min_repeats, "Timed repetitions at least");
@@ -66,6 +94,13 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.progress = !*no_progress;
+    if (flags->timeout_s <= flags->min_time_ms / 1000) {
+      fmt::print(stderr, "opsched tune: --timeout {} s is shorter than --min-time-ms {} ms of "
+                         "measurement; every candidate would time out\n",
+                 flags->timeout_s, flags->min_time_ms);
+      *exit_code = 2;
+      return;
+    }
     fmt::print(stderr, "opsched tune: {} on {} ({} policy, {} trials per workload)\n", o.suite_path,
                o.target.ToString(), o.policy, o.trials);
     WorkerEvaluator evaluator(o.target.device(), flags->timeout_s);

@@ -14,6 +14,7 @@
 #include "records/log_writer.h"
 #include "strategies/dispatcher.h"
 #include "tuner/progress.h"
+#include "tuner/retry.h"
 #include "tuner/search_policy.h"
 #include "tuner/suite.h"
 
@@ -134,12 +135,10 @@ StatusOr<TuneReport> TuneSession::Run() {
 
     // Results so far: from the log (resume), then measured.
     std::vector<double> time(candidates.size(), 0);  // 0 unknown, <0 failed, >0 median
-    std::map<std::pair<std::string, std::string>, double> logged;
+    std::map<std::pair<std::string, std::string>, std::vector<LoggedResult>> logged;
     for (const records::RecordEntry* e : known.RecordsFor(w.hash(), fingerprint)) {
       const auto key = std::make_pair(known.implementation(e->implementation), known.config(e->config).ToString());
-      const double t = e->status == records::OK ? e->median_us : -1;
-      auto [it, inserted] = logged.emplace(key, t);
-      if (!inserted && t > 0 && (it->second <= 0 || t < it->second)) it->second = t;
+      logged[key].push_back(LoggedResult{e->status, e->attempt, e->median_us});
     }
     double best = 0;
     size_t best_index = 0;
@@ -159,12 +158,19 @@ StatusOr<TuneReport> TuneSession::Run() {
       }
       policy->Observe(i, t);
     };
+    std::vector<int> attempt(candidates.size(), 1);
+    std::vector<size_t> retries;  // logged timeouts and crashes due another measurement
     for (size_t i = 0; i < candidates.size(); ++i) {
       auto it = logged.find({candidates[i].implementation, candidates[i].config.ToString()});
-      if (it != logged.end()) {
-        note(i, it->second);
-        ++result.resumed;
+      if (it == logged.end()) continue;
+      const RetryDecision d = DecideRetry(it->second, options_.no_retry);
+      if (d.measure) {
+        attempt[i] = d.attempt;
+        retries.push_back(i);
+        continue;
       }
+      note(i, d.known_us);
+      ++result.resumed;
     }
     const int plan = std::min<int>(options_.trials, static_cast<int>(candidates.size()));
     progress.StartWorkload(static_cast<int>(wi), result.workload, plan);
@@ -202,6 +208,7 @@ StatusOr<TuneReport> TuneSession::Run() {
       r.set_status(e.status);
       r.set_message(e.message);
       r.set_workspace_bytes(e.workspace_bytes ? e.workspace_bytes : workspace[i]);
+      r.set_attempt(attempt[i]);
       records::ProvenanceProto* p = r.mutable_provenance();
       p->set_search_policy(std::string(policy_name));
       p->set_trial_index(result.trials);
@@ -225,6 +232,9 @@ StatusOr<TuneReport> TuneSession::Run() {
     // the time budget is spent.
     if (heuristic && time[*heuristic] == 0 && result.trials < plan) {
       OPSCHED_RETURN_IF_ERROR(measure(*heuristic, "heuristic"));
+    }
+    for (size_t i : retries) {
+      if (time[i] == 0 && !stop()) OPSCHED_RETURN_IF_ERROR(measure(i, "retry"));
     }
     // Coverage: an implementation with a handful of configs (a vendor library, a kernel
     // without knobs) gets its first one measured before the policy spends the rest, so

@@ -1,7 +1,8 @@
 // TuneSession: tunes every workload of a suite on one target and appends a record per
 // measured candidate to a log as it goes (a killed session loses at most the candidate
 // in flight). A second run resumes: candidates already in the log are not measured
-// again, and their results seed the search.
+// again, and their results seed the search — except a timeout or crash, which is
+// measured once more (tuner/retry.h; TuneOptions::no_retry turns that off).
 #pragma once
 
 #include <string>
@@ -31,6 +32,7 @@ struct TuneOptions {
   std::vector<std::string> transfer_logs;  // records of other workloads for the guided policy
   bool progress = true;
   std::string session_id;  // empty: a random one
+  bool no_retry = false;   // logged timeouts and crashes are final (tuner/retry.h)
 };
 
 struct WorkloadResult {
