@@ -4,6 +4,7 @@
 
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
+#include "tuner/memory_need.h"
 
 namespace opsched {
 
@@ -13,6 +14,7 @@ StatusOr<std::unique_ptr<Trial>> Trial::Create(const Registry& registry,
   std::unique_ptr<Trial> t(new Trial());
   t->op_ = registry.FindOp(canonical.op());
   if (t->op_ == nullptr) return absl::NotFoundError(fmt::format("unknown op '{}'", canonical.op()));
+  OPSCHED_RETURN_IF_ERROR(CheckMemoryNeed(*t->op_, canonical, target));
   t->workload_ = canonical;
   t->target_ = target;
   t->options_ = options;
