@@ -62,5 +62,69 @@ TEST(CliTest, TuneRefusesTimeoutsNoCandidateCouldMeet) {
   EXPECT_NE(shorter.err.find("every candidate would time out"), std::string::npos) << shorter.err;
 }
 
+TEST(CliTest, OversizedShapesAreRefusedWithoutACrash) {
+  const char* huge = "scatter data=f32[99999999999,99999999999] indices=i64[1,1] updates=f32[1,1] axis=0";
+  Result explain = Opsched(fmt::format("explain '{}' --target cpu", huge));
+  EXPECT_EQ(explain.code, 1) << explain.err;
+  EXPECT_NE(explain.err.find("holds more than"), std::string::npos) << explain.err;
+  Result stride = Opsched("explain 'reduce x=f32[4]:[4611686018427387904] axes=0 op=sum' --target cpu");
+  EXPECT_EQ(stride.code, 1) << stride.err;
+  EXPECT_NE(stride.err.find("stride 0"), std::string::npos) << stride.err;
+  Result cube = Opsched("explain 'reduce x=f32[4294967296,4294967296,4294967296] axes=0 op=sum' --target cpu");
+  EXPECT_EQ(cube.code, 1) << cube.err;
+  EXPECT_EQ(cube.err.find("overlapping"), std::string::npos) << cube.err;
+
+  // bench: the oversized line is a bad line (exit 2); a valid workload no host can hold
+  // (2^48 bytes) is a clear error of that entry (exit 1), not std::bad_alloc (exit 134).
+  const std::string baseline = TempPath("huge_baseline.json");
+  const std::string suite = Suite("huge.txt", std::string(huge) + "\n");
+  Result bad = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", suite, baseline));
+  EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
+  const std::string big = Suite("big.txt", "reduce x=f32[8388608,8388608] axes=0 op=sum\n");
+  Result memory = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", big, baseline));
+  EXPECT_EQ(memory.code, 1) << memory.out << memory.err;
+  EXPECT_NE(memory.out.find("of host memory"), std::string::npos) << memory.out;
+}
+
+TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
+  const std::string baseline = TempPath("gate_baseline.json");
+  const std::string all_bad = Suite("all_bad.txt", "reduce x=f32[4] axes=9 op=sum\nscatter nonsense\n");
+  Result bad = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", all_bad, baseline));
+  EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("2 bad line(s) in the suite"), std::string::npos) << bad.err;
+  const char* dir = std::getenv("TEST_TMPDIR");
+  Result directory = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline",
+                                         dir ? dir : "/tmp", baseline));
+  EXPECT_EQ(directory.code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("is not a regular file"), std::string::npos) << directory.err;
+  const std::string empty = Suite("empty.txt", "# nothing here\n\n");
+  Result none = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", empty, baseline));
+  EXPECT_EQ(none.code, 2) << none.err;
+  const std::string good = Suite("good.txt", "reduce x=f32[16,4] axes=1 op=sum\n");
+  Result missing = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --rounds 1 --min-time-ms 1",
+                                       good, TempPath("missing_baseline.json")));
+  EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("no baseline at"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("--update-baseline"), std::string::npos) << missing.err;
+}
+
+TEST(CliTest, ANulByteInASuiteLineDoesNotTruncateTables) {
+  const std::string suite =
+      Suite("nul.txt", std::string("reduce x=f32[4]") + '\0' + " axes=0 op=sum\nreduce x=f32[16,4] axes=1 op=sum\n");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                    "--min-time-ms 1 --no-progress",
+                                    suite, TempPath("nul.log")));
+  EXPECT_NE(tune.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("control character 0x00"), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << tune.out;
+  EXPECT_EQ(tune.out.find('\0'), std::string::npos);
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
+                                     "--min-time-ms 1",
+                                     suite, TempPath("nul_baseline.json")));
+  EXPECT_EQ(bench.code, 2) << bench.err;  // a bad line
+  EXPECT_NE(bench.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << bench.out;
+}
+
 }  // namespace
 }  // namespace opsched
