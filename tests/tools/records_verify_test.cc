@@ -13,11 +13,13 @@
 #include "tests/records/record_factory.h"
 #include "tests/test_files.h"
 #include "tests/test_util.h"
+#include "tests/tools/capture.h"
 #include "tools/records_tool.h"
 
 namespace opsched::tools {
 namespace {
 
+using ::opsched::testing::Capture;
 using ::opsched::testing::ReadBytes;
 using ::opsched::testing::TempPath;
 using ::opsched::testing::WriteBytes;
@@ -25,21 +27,6 @@ using records::testing::MakeRecord;
 using records::testing::TestGpu;
 
 const char* kA = "scatter data=f32[64,8] indices=i64[64,8] updates=f32[64,8] axis=0 reduction=add";
-
-// Runs `fn(FILE*)` and returns (exit code, what it printed).
-template <typename Fn>
-std::pair<int, std::string> Capture(Fn fn) {
-  std::FILE* f = std::tmpfile();
-  const int code = fn(f);
-  std::fflush(f);
-  std::rewind(f);
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  std::fclose(f);
-  return {code, text};
-}
 
 std::string WriteLog(const std::string& name, const std::vector<records::Record>& rs) {
   const std::string path = TempPath(name);
