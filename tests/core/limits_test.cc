@@ -3,6 +3,7 @@
 // a message that says so, never accepted (or called "overlapping").
 #include <gtest/gtest.h>
 
+#include "core/host_tensor.h"
 #include "core/workload.h"
 
 namespace opsched {
@@ -60,6 +61,17 @@ TEST(LimitsTest, ControlCharactersAreRefusedAndEscapedForPrinting) {
             std::string::npos);
   EXPECT_TRUE(ParseWorkload("reduce\tx=f32[4]  axes=0 op=sum\r").ok());  // blanks are fine
   EXPECT_EQ(EscapeControlCharacters(line), "reduce x=f32[4]\\x00 axes=0 op=sum");
+}
+
+TEST(LimitsTest, EmptyTensorsHaveNoStorageToTouch) {
+  // An ASan + UBSan finding: filling or copying an empty tensor passed its null data
+  // pointer to memset/memcpy, undefined even for 0 bytes (run with --config=asan).
+  HostTensor empty(TensorDesc::Contiguous(DType::kF32, {0, 3}));
+  EXPECT_EQ(empty.storage_bytes(), 0u);
+  empty.Fill(0xff);
+  HostTensor none(TensorDesc::Contiguous(DType::kF16, {4, 0}));
+  none.Fill(0);
+  EXPECT_EQ(none.desc().numel(), 0);
 }
 
 }  // namespace
