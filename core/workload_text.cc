@@ -95,6 +95,11 @@ bool LooksLikeTensor(std::string_view value) {
 }
 
 StatusOr<AttrValue> ParseAttrValue(std::string_view value, size_t column) {
+  // A bracketed list: "[]" (empty, as a scalar's reduction axes print) or "[3]".
+  if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {
+    OPSCHED_ASSIGN_OR_RETURN(Dims list, ParseIntList(value.substr(1, value.size() - 2), column + 1, "the list"));
+    return AttrValue(std::move(list));
+  }
   if (value == "true") return AttrValue(true);
   if (value == "false") return AttrValue(false);
   int64_t i;

@@ -37,5 +37,22 @@ TEST(CanonicalLimitsTest, WorkloadsBuiltInCodeAreCheckedToo) {
       << s;
 }
 
+TEST(CanonicalLimitsTest, CanonicalLinesParseBack) {
+  // A fuzzing finding: a scalar's reduction over every axis has an empty axes list,
+  // which printed as "axes=" and did not parse back (so its records were unusable).
+  StatusOr<Workload> scalar = Registry::Global().ParseCanonical("reduce x=f32[] op=sum");
+  ASSERT_TRUE(scalar.ok()) << scalar.status();
+  const std::string line = scalar->ToString();
+  EXPECT_NE(line.find("axes=[]"), std::string::npos) << line;
+  StatusOr<Workload> back = Registry::Global().ParseCanonical(line);
+  ASSERT_TRUE(back.ok()) << line << ": " << back.status();
+  EXPECT_EQ(back->hash(), scalar->hash());
+  EXPECT_EQ(back->ToString(), line);
+  // Brackets are a list of any length.
+  StatusOr<Workload> one = ParseWorkload("reduce x=f32[4,4] axes=[1] op=sum");
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(*one->GetInts("axes"), Dims{1});
+}
+
 }  // namespace
 }  // namespace opsched
