@@ -19,10 +19,15 @@
 
 namespace opsched::testing {
 
+// The test's temporary directory.
+inline std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir ? dir : "/tmp";
+}
+
 // `name` in the test's temporary directory, removed first.
 inline std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  std::string path = std::string(dir ? dir : "/tmp") + "/" + name;
+  std::string path = TempDir() + "/" + name;
   std::remove(path.c_str());
   return path;
 }

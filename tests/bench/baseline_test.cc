@@ -9,11 +9,7 @@
 namespace opsched::bench {
 namespace {
 
-using ::opsched::testing::FilesStartingWith;
-using ::opsched::testing::ReadBytes;
-using ::opsched::testing::RunWithFileSizeLimit;
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 
 BenchReport Report(int entries, double us) {
   BenchReport r;
@@ -44,8 +40,7 @@ TEST(BaselineTest, AnInterruptedUpdateLeavesTheOldBaseline) {
   StatusOr<Baseline> b = LoadBaseline(path);
   ASSERT_TRUE(b.ok()) << b.status();
   EXPECT_EQ(b->entries_size(), 50);  // other suites' entries are all there
-  const char* dir = std::getenv("TEST_TMPDIR");
-  EXPECT_TRUE(FilesStartingWith(dir ? dir : "/tmp", "device.json.tmp").empty());
+  EXPECT_TRUE(FilesStartingWith(TempDir(), "device.json.tmp").empty());
 }
 
 TEST(BaselineTest, EntriesThatCannotBeJudgedAreRefused) {
@@ -66,8 +61,7 @@ TEST(BaselineTest, EntriesThatCannotBeJudgedAreRefused) {
     ASSERT_FALSE(b.ok()) << json;
     EXPECT_NE(b.status().message().find(why), std::string::npos) << b.status();
   }
-  const char* dir = std::getenv("TEST_TMPDIR");
-  EXPECT_EQ(LoadBaseline(dir ? dir : "/tmp").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadBaseline(TempDir()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(LoadBaseline(TempPath("none.json")).status().code(), StatusCode::kNotFound);
 }
 

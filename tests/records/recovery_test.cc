@@ -14,9 +14,7 @@
 namespace opsched::records {
 namespace {
 
-using ::opsched::testing::ReadBytes;
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 
 Record Numbered(int seq) {
   Record r = testing::MakeRecord("scatter data=f32[64] indices=i64[8] updates=f32[8] axis=0",

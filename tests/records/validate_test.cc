@@ -16,7 +16,7 @@
 namespace opsched::records {
 namespace {
 
-using ::opsched::testing::TempPath;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 using testing::MakeRecord;
 using testing::TestGpu;
 

@@ -14,9 +14,7 @@
 namespace opsched {
 namespace {
 
-using ::opsched::testing::ReadBytes;
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 
 struct Result {
   int code = -1;  // the exit status; 128 + N when killed by signal N
@@ -92,9 +90,8 @@ TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
   Result bad = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", all_bad, baseline));
   EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
   EXPECT_NE(bad.err.find("2 bad line(s) in the suite"), std::string::npos) << bad.err;
-  const char* dir = std::getenv("TEST_TMPDIR");
   Result directory = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline",
-                                         dir ? dir : "/tmp", baseline));
+                                         TempDir(), baseline));
   EXPECT_EQ(directory.code, 2) << directory.err;
   EXPECT_NE(directory.err.find("is not a regular file"), std::string::npos) << directory.err;
   const std::string empty = Suite("empty.txt", "# nothing here\n\n");

@@ -25,11 +25,7 @@
 namespace opsched::tools {
 namespace {
 
-using ::opsched::testing::FilesStartingWith;
-using ::opsched::testing::ReadBytes;
-using ::opsched::testing::RunWithFileSizeLimit;
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 using records::testing::MakeRecord;
 using records::testing::TestGpu;
 
@@ -48,11 +44,6 @@ std::set<int> TrialIndices(const std::string& path) {
                 out.insert(r.provenance().trial_index());
               }).ok());
   return out;
-}
-
-std::string Directory() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir ? dir : "/tmp";
 }
 
 TEST(RecordsRewriteTest, InPlaceCompactAndMergeDuringAppendsLoseNothing) {
@@ -91,7 +82,7 @@ TEST(RecordsRewriteTest, InPlaceCompactAndMergeDuringAppendsLoseNothing) {
   EXPECT_GT(rewrites, 4);
   const std::set<int> got = TrialIndices(log);
   EXPECT_EQ(got.size(), static_cast<size_t>(kRecords)) << "after " << rewrites << " rewrites";
-  EXPECT_TRUE(FilesStartingWith(Directory(), "busy.log.tmp").empty());
+  EXPECT_TRUE(FilesStartingWith(TempDir(), "busy.log.tmp").empty());
 }
 
 TEST(RecordsRewriteTest, ImportOnAFullDiskWritesNothing) {
@@ -114,7 +105,7 @@ TEST(RecordsRewriteTest, ImportOnAFullDiskWritesNothing) {
   });
   EXPECT_EQ(code, 1);
   EXPECT_EQ(ReadBytes(log), before);  // all or nothing
-  EXPECT_TRUE(FilesStartingWith(Directory(), "full.log.tmp").empty());
+  EXPECT_TRUE(FilesStartingWith(TempDir(), "full.log.tmp").empty());
   // With room, everything arrives.
   EXPECT_EQ(RecordsImport(json, log, stdout), 0);
   EXPECT_EQ(TrialIndices(log).size(), 60u);
@@ -131,12 +122,12 @@ TEST(RecordsRewriteTest, AFailedMergeOrCompactLeavesNoTemporaryFile) {
   EXPECT_EQ(RunWithFileSizeLimit(1000, [&] { return RecordsMerge({log}, out, stdout); }), 1);
   EXPECT_EQ(RunWithFileSizeLimit(1000, [&] { return RecordsCompact(log, out, 3, stdout); }), 1);
   EXPECT_EQ(RunWithFileSizeLimit(1000, [&] { return RecordsRepair(log, out, stdout); }), 1);
-  EXPECT_TRUE(FilesStartingWith(Directory(), "dst.log").empty());  // neither OUT nor OUT.tmp.*
+  EXPECT_TRUE(FilesStartingWith(TempDir(), "dst.log").empty());  // neither OUT nor OUT.tmp.*
   // An existing output stays as it was.
   WriteBytes(out, ReadBytes(log));
   EXPECT_EQ(RunWithFileSizeLimit(1000, [&] { return RecordsCompact(log, out, 3, stdout); }), 1);
   EXPECT_EQ(ReadBytes(out), ReadBytes(log));
-  EXPECT_EQ(FilesStartingWith(Directory(), "dst.log").size(), 1u);
+  EXPECT_EQ(FilesStartingWith(TempDir(), "dst.log").size(), 1u);
 }
 
 }  // namespace

@@ -19,10 +19,7 @@
 namespace opsched::tools {
 namespace {
 
-using ::opsched::testing::Capture;
-using ::opsched::testing::ReadBytes;
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // tests/test_files.h, tests/tools/capture.h
 using records::testing::MakeRecord;
 using records::testing::TestGpu;
 
@@ -70,8 +67,7 @@ TEST(RecordsVerifyTest, ImportRefusesWhatTheLoaderWouldRefuse) {
   EXPECT_EQ(RecordsImport(json, out, stdout), 1);
   EXPECT_FALSE(std::ifstream(out).good());
   // A directory is no JSON-lines file.
-  const char* dir = std::getenv("TEST_TMPDIR");
-  EXPECT_EQ(RecordsImport(dir ? dir : "/tmp", out, stdout), 1);
+  EXPECT_EQ(RecordsImport(TempDir(), out, stdout), 1);
 }
 
 TEST(RecordsVerifyTest, ADamagedHeaderIsReportedAndRepairedInPlace) {

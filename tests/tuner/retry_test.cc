@@ -13,8 +13,7 @@
 namespace opsched {
 namespace {
 
-using ::opsched::testing::TempPath;
-using ::opsched::testing::WriteBytes;
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
 
 TEST(RetryTest, DecisionsFromTheLoggedResultsOfOneCandidate) {
   using records::CRASHED;
