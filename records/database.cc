@@ -72,7 +72,12 @@ StatusOr<uint32_t> Database::InternWorkload(std::string_view bytes) {
   OPSCHED_RETURN_IF_ERROR(ValidateWorkload(proto, &w));
   uint32_t id;
   if (auto it = workload_ids_.find(proto.hash()); it != workload_ids_.end()) {
-    id = it->second;  // another encoding of a known workload
+    id = it->second;  // another encoding of a known workload, unless the 64-bit hash collides
+    if (workloads_[id]->workload != w) {
+      return absl::InvalidArgumentError(fmt::format("workload '{}' has the hash {:016x} of '{}'",
+                                                    proto.key(), proto.hash(),
+                                                    workloads_[id]->workload.ToString()));
+    }
   } else {
     auto info = std::make_unique<WorkloadInfo>();
     info->family = WorkloadFamily(w);
