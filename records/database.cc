@@ -150,8 +150,12 @@ Status Database::Index(std::string_view payload, uint32_t source, uint64_t offse
   // Accepts exactly what ParseValidRecord accepts, without parsing every record in full:
   // workloads, targets and configs are parsed and validated once per distinct encoding;
   // the rest of each record is skimmed, and its small parts parsed.
+  // The wire structure is checked by protobuf's own parser (into a message without
+  // fields: every field unknown), so that a payload a full parse refuses (a tag of more
+  // than 32 bits, say) is refused here too.
   RecordSummary r;
   if (!SummarizeRecord(payload, &r) ||
+      !structure_.ParseFromArray(payload.data(), static_cast<int>(payload.size())) ||
       !stats_.ParseFromArray(r.stats.data(), static_cast<int>(r.stats.size())) ||
       !provenance_.ParseFromArray(r.provenance.data(), static_cast<int>(r.provenance.size())) ||
       !IsValidUtf8(r.implementation) || !IsValidUtf8(r.message)) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/empty.pb.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "core/config.h"
 #include "core/status.h"
@@ -162,8 +164,9 @@ class Database {
   absl::flat_hash_map<PairKey, std::vector<uint32_t>> by_pair_;
   std::vector<std::unique_ptr<LogReader>> sources_;
   std::vector<Record> live_;
-  StatsProto stats_;            // reused by Index
-  ProvenanceProto provenance_;  // reused by Index
+  google::protobuf::Empty structure_;  // reused by Index
+  StatsProto stats_;                   // reused by Index
+  ProvenanceProto provenance_;         // reused by Index
 };
 
 // The family of a workload: op, tensor names, dtypes, ranks and layouts, attributes —

@@ -149,6 +149,27 @@ TEST(ValidateTest, RepeatedSubMessagesAreRefusedByEveryReader) {
   EXPECT_EQ(scan.unparsable, 1);
 }
 
+TEST(ValidateTest, ATagBeyond32BitsIsRefusedByEveryReader) {
+  // A fuzzing finding: the loader's wire-format skim read a 9-byte field tag (truncating
+  // it to 32 bits) and kept the record, which protobuf's parser — verify, export,
+  // repair — refuses.
+  const std::string payload = Good().SerializeAsString() + std::string("\xd5\xc3\xf5\xf4\xf5\xf8\x9d\x93\x6f") + "ck_x";
+  Record parsed;
+  EXPECT_EQ(ParseValidRecord(payload, &parsed).code(), StatusCode::kDataLoss);
+  const std::string path = TempPath("tag.log");
+  {
+    auto writer = LogWriter::Open(path);
+    ASSERT_TRUE(writer.ok());
+    OPSCHED_ASSERT_OK((*writer)->AppendPayload(payload));
+    OPSCHED_ASSERT_OK((*writer)->AppendPayload(Good(7).SerializeAsString()));
+  }
+  Database db;
+  LogScan scan;
+  OPSCHED_ASSERT_OK(db.Load(path, &scan));
+  EXPECT_EQ(db.size(), 1u);
+  EXPECT_EQ(scan.unparsable, 1);
+}
+
 TEST(ValidateTest, InvalidUtf8IsRefusedByEveryReader) {
   for (int field : {4, 8}) {
     Record r = Good();
