@@ -340,7 +340,7 @@ int RecordsRepair(const std::string& input, const std::string& output, std::FILE
   if (!s.ok()) return Fail(s);
   uint64_t skipped_bytes = 0;
   for (const records::LogIssue& issue : scan.issues) skipped_bytes += issue.length;
-  fmt::print(out, "repaired {} into {}: header {}, {} records kept, {} stretches skipped ({} "
+  fmt::print(out, "repaired {} into {}: header {}, {} records kept, {} stretch(es) skipped ({} "
                   "bytes), {} unparsable, {} rejected\n",
              input, output, damaged ? "damaged (rewritten)" : "intact", kept, scan.skipped,
              skipped_bytes, scan.unparsable, scan.rejected);
