@@ -85,6 +85,8 @@ int64_t HostTensor::OffsetOf(int64_t linear) const {
   return offset;
 }
 
-void HostTensor::Fill(uint8_t byte) { std::memset(storage_.data(), byte, storage_.size()); }
+void HostTensor::Fill(uint8_t byte) {
+  if (!storage_.empty()) std::memset(storage_.data(), byte, storage_.size());
+}
 
 }  // namespace opsched

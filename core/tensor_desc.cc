@@ -15,6 +15,12 @@ TensorDesc TensorDesc::Contiguous(DType dtype, absl::Span<const int64_t> shape) 
   return desc;
 }
 
+StatusOr<TensorDesc> TensorDesc::CheckedContiguous(DType dtype, absl::Span<const int64_t> shape) {
+  TensorDesc desc = Contiguous(dtype, shape);
+  OPSCHED_RETURN_IF_ERROR(desc.Validate());
+  return desc;
+}
+
 StatusOr<TensorDesc> TensorDesc::Strided(DType dtype, absl::Span<const int64_t> shape,
                                          absl::Span<const int64_t> strides) {
   if (shape.size() != strides.size()) {
@@ -34,10 +40,12 @@ StatusOr<TensorDesc> TensorDesc::Strided(DType dtype, absl::Span<const int64_t> 
 
 Dims TensorDesc::ContiguousStrides(absl::Span<const int64_t> shape) {
   Dims strides(shape.size());
-  int64_t running = 1;
+  // Unsigned: a shape beyond the limits wraps here instead of overflowing (Validate()
+  // refuses it).
+  uint64_t running = 1;
   for (int i = static_cast<int>(shape.size()) - 1; i >= 0; --i) {
-    strides[i] = running;
-    running *= std::max<int64_t>(shape[i], 1);
+    strides[i] = static_cast<int64_t>(running);
+    running *= static_cast<uint64_t>(std::max<int64_t>(shape[i], 1));
   }
   return strides;
 }
@@ -97,6 +105,34 @@ Status TensorDesc::Validate() const {
     }
     if (strides_[i] < 0) {
       return absl::InvalidArgumentError(fmt::format("stride {} is negative ({})", i, strides_[i]));
+    }
+  }
+  // Sizes: the dense span (the product of the dimensions, empty ones counted as 1), each
+  // stride and the storage extent, all in elements, within the limit.
+  const int64_t size = static_cast<int64_t>(DTypeSize(dtype_));
+  const int64_t limit = kMaxBytes / size;
+  const auto too_large = [&](std::string what) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} more than {} elements of {} bytes ({} bytes: the largest tensor opsched accepts)",
+        what, limit, size, kMaxBytes));
+  };
+  const std::string shape = fmt::format("{}[{}]", DTypeName(dtype_), fmt::join(shape_, ","));
+  int64_t span = 1;
+  for (int i = 0; i < rank(); ++i) {
+    if (__builtin_mul_overflow(span, std::max<int64_t>(shape_[i], 1), &span) || span > limit) {
+      return too_large(fmt::format("{} holds", shape));
+    }
+  }
+  for (int i = 0; i < rank(); ++i) {
+    if (strides_[i] > limit) return too_large(fmt::format("stride {} ({}) steps over", i, strides_[i]));
+  }
+  if (numel() == 0) return absl::OkStatus();  // no storage
+  int64_t extent = 1;
+  for (int i = 0; i < rank(); ++i) {
+    int64_t term;
+    if (__builtin_mul_overflow(shape_[i] - 1, strides_[i], &term) ||
+        __builtin_add_overflow(extent, term, &extent) || extent > limit) {
+      return too_large(fmt::format("{}:[{}] spans", shape, fmt::join(strides_, ",")));
     }
   }
   return absl::OkStatus();

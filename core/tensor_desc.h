@@ -19,16 +19,23 @@ using Dims = absl::InlinedVector<int64_t, 6>;
 class TensorDesc {
  public:
   static constexpr int kMaxRank = 8;
+  // The largest tensor opsched accepts, in bytes (256 TiB, far beyond any device): a
+  // valid tensor's element count, each stride and its storage extent stay below
+  // kMaxBytes / element size, so every size and offset computed from a workload fits in
+  // an int64 with room to spare (sums over tensors, float64 copies, byte offsets).
+  static constexpr int64_t kMaxBytes = int64_t{1} << 48;
 
   TensorDesc() = default;
 
-  // Row-major contiguous tensor. Dimensions must be >= 0 (checked by Validate()).
+  // Row-major contiguous tensor. Dimensions must be >= 0 and within the limits (checked
+  // by Validate()).
   static TensorDesc Contiguous(DType dtype, absl::Span<const int64_t> shape);
-  // Tensor with explicit strides; an error when ranks differ, a dimension or stride is
-  // negative, or the rank exceeds kMaxRank.
+  // Row-major contiguous tensor, checked: an error when Validate() fails.
+  static StatusOr<TensorDesc> CheckedContiguous(DType dtype, absl::Span<const int64_t> shape);
+  // Tensor with explicit strides; an error when ranks differ or Validate() fails.
   static StatusOr<TensorDesc> Strided(DType dtype, absl::Span<const int64_t> shape,
                                       absl::Span<const int64_t> strides);
-  // Row-major strides of `shape`.
+  // Row-major strides of `shape` (meaningful when the shape is within the limits).
   static Dims ContiguousStrides(absl::Span<const int64_t> shape);
 
   DType dtype() const { return dtype_; }
@@ -54,7 +61,8 @@ class TensorDesc {
   // No two index tuples map to the same element (a tensor that is safe to write).
   bool is_non_overlapping() const;
 
-  // Checks dims and strides are non-negative and the rank is supported.
+  // Checks the rank is supported, dims and strides are non-negative, and the element
+  // count, each stride and the storage extent stay within kMaxBytes (no overflow).
   Status Validate() const;
 
   // "f32[2,3]" when contiguous, "f32[2,3]:[1,2]" otherwise (the workload text form).

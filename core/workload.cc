@@ -38,7 +38,11 @@ std::string AttrValueToString(const AttrValue& value) {
   }
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
   if (const auto* s = std::get_if<std::string>(&value)) return *s;
-  return fmt::format("{}", fmt::join(std::get<Dims>(value), ","));
+  const Dims& list = std::get<Dims>(value);
+  // An empty list needs brackets to read back (a one-element list prints as its integer,
+  // which every op accepts for a list).
+  if (list.empty()) return "[]";
+  return fmt::format("{}", fmt::join(list, ","));
 }
 
 Workload& Workload::SetTensor(std::string_view name, const TensorDesc& desc) {

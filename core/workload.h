@@ -91,7 +91,12 @@ class Workload {
 
 // Parses one workload line. Errors name the 1-based column: "column 17: ...".
 // A line holding only a comment or blanks is an error too; suites skip those first.
+// Control characters (other than blanks) are errors; tensor sizes are checked against
+// TensorDesc's limits.
 StatusOr<Workload> ParseWorkload(std::string_view line);
+
+// `text` with every control character written as \xNN (safe to print in a table).
+std::string EscapeControlCharacters(std::string_view text);
 
 // True when the line is blank or a comment.
 bool IsBlankOrComment(std::string_view line);

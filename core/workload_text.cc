@@ -73,7 +73,9 @@ StatusOr<TensorDesc> ParseTensor(std::string_view text, size_t column) {
     if (shape.size() > TensorDesc::kMaxRank) {
       return ErrorAt(column, fmt::format("rank {} exceeds {}", shape.size(), TensorDesc::kMaxRank));
     }
-    return TensorDesc::Contiguous(dtype, shape);
+    StatusOr<TensorDesc> desc = TensorDesc::CheckedContiguous(dtype, shape);
+    if (!desc.ok()) return ErrorAt(column, std::string(desc.status().message()));
+    return desc;
   }
   size_t rest_col = column + close + 1;
   if (rest.size() < 3 || rest.substr(0, 2) != ":[" || rest.back() != ']') {
@@ -93,6 +95,11 @@ bool LooksLikeTensor(std::string_view value) {
 }
 
 StatusOr<AttrValue> ParseAttrValue(std::string_view value, size_t column) {
+  // A bracketed list: "[]" (empty, as a scalar's reduction axes print) or "[3]".
+  if (value.size() >= 2 && value.front() == '[' && value.back() == ']') {
+    OPSCHED_ASSIGN_OR_RETURN(Dims list, ParseIntList(value.substr(1, value.size() - 2), column + 1, "the list"));
+    return AttrValue(std::move(list));
+  }
   if (value == "true") return AttrValue(true);
   if (value == "false") return AttrValue(false);
   int64_t i;
@@ -116,6 +123,20 @@ StatusOr<AttrValue> ParseAttrValue(std::string_view value, size_t column) {
 
 }  // namespace
 
+std::string EscapeControlCharacters(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 bool IsBlankOrComment(std::string_view line) {
   size_t first = line.find_first_not_of(" \t\r\n");
   return first == std::string_view::npos || line[first] == '#';
@@ -124,6 +145,14 @@ bool IsBlankOrComment(std::string_view line) {
 StatusOr<Workload> ParseWorkload(std::string_view line) {
   size_t hash = line.find('#');
   if (hash != std::string_view::npos) line = line.substr(0, hash);
+  // A control character (a NUL byte, an escape sequence) is never part of a workload
+  // and must not reach a terminal or a table through an error message.
+  for (size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c < 0x20 && c != '\t' && c != '\r' && c != '\n') || c == 0x7f) {
+      return ErrorAt(i, fmt::format("control character 0x{:02x}", c));
+    }
+  }
   Workload w;
   size_t pos = 0;
   bool first = true;

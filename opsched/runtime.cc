@@ -1,5 +1,6 @@
 #include "opsched/runtime.h"
 
+#include "core/data_error.h"
 #include "core/format.h"
 
 #include "core/gpu/gpu_backend.h"
@@ -115,7 +116,17 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
   }
   Status s = d.implementation->Run(
       RunArgs{entry->canonical, tensors, d.config, workspace, d.workspace_bytes, stream, slot});
-  if (!checks) return s.ok() ? s : Annotate(s, d.implementation->name());
+  if (!checks) {
+    if (s.ok()) return s;
+    // A CPU implementation returns a data error from Run; deferred, it is held for
+    // Synchronize() exactly like an error a device kernel reports.
+    if (device_errors_ == DeviceErrors::kDeferred && IsDataError(s)) {
+      std::lock_guard<std::mutex> lock(pending_mu_);
+      if (first_error_.ok()) first_error_ = s;
+      return absl::OkStatus();
+    }
+    return Annotate(s, d.implementation->name());
+  }
   if (!s.ok()) {
     slots_->Release(slot);  // nothing was queued that will write it
     return Annotate(s, d.implementation->name());

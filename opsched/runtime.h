@@ -32,9 +32,10 @@
 
 namespace opsched {
 
-// How data errors found on the device (an out-of-range scatter index) reach the caller.
+// How data errors found on the device (an out-of-range scatter index) reach the caller,
+// on a GPU and on the CPU alike.
 enum class DeviceErrors {
-  // The call returns at once; the error is returned by Synchronize() (or the next
+  // The call returns at once (OK); the error is returned by Synchronize() (or the next
   // TakeDeviceError()). No host synchronisation inside a call.
   kDeferred,
   // The call waits for the op's check and returns the error itself (debugging, tests).

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/stable_hash.h"
 #include "records/convert.h"
+#include "records/validate.h"
 
 namespace opsched::records {
 namespace {
@@ -58,46 +59,56 @@ double Database::Distance(const Workload& a, const Workload& b) {
   return std::sqrt(sum);
 }
 
-StatusOr<uint32_t> Database::InternWorkload(std::string_view bytes, uint64_t hash) {
-  auto it = workload_ids_.find(hash);
-  if (it != workload_ids_.end()) return it->second;
+StatusOr<uint32_t> Database::InternWorkload(std::string_view bytes) {
+  // Each distinct encoding is parsed and validated once; a second record with the same
+  // encoding is the same validated workload, whatever the order of the log.
+  auto known = workload_encodings_.find(absl::string_view(bytes.data(), bytes.size()));
+  if (known != workload_encodings_.end()) return known->second;
   WorkloadProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::DataLossError("workload does not parse");
   }
-  OPSCHED_ASSIGN_OR_RETURN(Workload w, FromProto(proto));
-  if (w.hash() != hash) {
-    return absl::DataLossError(fmt::format(
-        "workload '{}' is stored with hash {:016x} but hashes to {:016x}", proto.key(), hash,
-        w.hash()));
+  Workload w;
+  OPSCHED_RETURN_IF_ERROR(ValidateWorkload(proto, &w));
+  uint32_t id;
+  if (auto it = workload_ids_.find(proto.hash()); it != workload_ids_.end()) {
+    id = it->second;  // another encoding of a known workload, unless the 64-bit hash collides
+    if (workloads_[id]->workload != w) {
+      return absl::InvalidArgumentError(fmt::format("workload '{}' has the hash {:016x} of '{}'",
+                                                    proto.key(), proto.hash(),
+                                                    workloads_[id]->workload.ToString()));
+    }
+  } else {
+    auto info = std::make_unique<WorkloadInfo>();
+    info->family = WorkloadFamily(w);
+    info->hash = proto.hash();
+    info->workload = std::move(w);
+    id = static_cast<uint32_t>(workloads_.size());
+    families_[info->family].push_back(id);
+    workloads_.push_back(std::move(info));
+    workload_ids_.emplace(proto.hash(), id);
   }
-  auto info = std::make_unique<WorkloadInfo>();
-  info->family = WorkloadFamily(w);
-  info->hash = hash;
-  info->workload = std::move(w);
-  const uint32_t id = static_cast<uint32_t>(workloads_.size());
-  families_[info->family].push_back(id);
-  workloads_.push_back(std::move(info));
-  workload_ids_.emplace(hash, id);
+  workload_encodings_.emplace(std::string(bytes), id);
   return id;
 }
 
-StatusOr<uint32_t> Database::InternTarget(std::string_view bytes, uint64_t fingerprint) {
-  auto it = target_ids_.find(fingerprint);
-  if (it != target_ids_.end()) return it->second;
+StatusOr<uint32_t> Database::InternTarget(std::string_view bytes) {
+  auto known = target_encodings_.find(absl::string_view(bytes.data(), bytes.size()));
+  if (known != target_encodings_.end()) return known->second;
   TargetProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::DataLossError("target does not parse");
   }
-  OPSCHED_ASSIGN_OR_RETURN(Target t, FromProto(proto));
-  if (t.fingerprint() != fingerprint) {
-    return absl::DataLossError(fmt::format(
-        "target '{}' is stored with fingerprint {:016x} but its fields give {:016x}",
-        proto.device_name(), fingerprint, t.fingerprint()));
+  OPSCHED_RETURN_IF_ERROR(ValidateTarget(proto, nullptr));
+  uint32_t id;
+  if (auto it = target_ids_.find(proto.fingerprint()); it != target_ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<uint32_t>(targets_.size());
+    targets_.push_back(TargetInfo{proto, TargetKey::Of(proto)});
+    target_ids_.emplace(proto.fingerprint(), id);
   }
-  const uint32_t id = static_cast<uint32_t>(targets_.size());
-  targets_.push_back(TargetInfo{proto, TargetKey::Of(proto)});
-  target_ids_.emplace(fingerprint, id);
+  target_encodings_.emplace(std::string(bytes), id);
   return id;
 }
 
@@ -113,17 +124,17 @@ uint32_t Database::InternImplementation(std::string_view name) {
 StatusOr<uint32_t> Database::InternConfig(std::string_view bytes) {
   // Configs repeat across records: look them up by their encoding first, and parse an
   // encoding only the first time it is seen.
-  const uint64_t raw = StableHasher().Bytes(bytes.data(), bytes.size()).value();
-  auto it = config_raw_ids_.find(raw);
-  if (it != config_raw_ids_.end()) return it->second;
+  auto known = config_encodings_.find(absl::string_view(bytes.data(), bytes.size()));
+  if (known != config_encodings_.end()) return known->second;
   ConfigProto proto;
   if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     return absl::DataLossError("config does not parse");
   }
-  OPSCHED_ASSIGN_OR_RETURN(Config c, FromProto(proto));
+  Config c;
+  OPSCHED_RETURN_IF_ERROR(ValidateConfig(proto, &c));
   auto [semantic, inserted] = config_ids_.try_emplace(c.hash(), static_cast<uint32_t>(configs_.size()));
   if (inserted) configs_.push_back(std::move(c));
-  config_raw_ids_.emplace(raw, semantic->second);
+  config_encodings_.emplace(std::string(bytes), semantic->second);
   return semantic->second;
 }
 
@@ -136,18 +147,30 @@ void Database::UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey 
 }
 
 Status Database::Index(std::string_view payload, uint32_t source, uint64_t offset) {
+  // Accepts exactly what ParseValidRecord accepts, without parsing every record in full:
+  // workloads, targets and configs are parsed and validated once per distinct encoding;
+  // the rest of each record is skimmed, and its small parts parsed.
+  // The wire structure is checked by protobuf's own parser (into a message without
+  // fields: every field unknown), so that a payload a full parse refuses (a tag of more
+  // than 32 bits, say) is refused here too.
   RecordSummary r;
-  if (!SummarizeRecord(payload, &r)) return absl::DataLossError("not a Record encoding");
-  OPSCHED_ASSIGN_OR_RETURN(uint32_t workload, InternWorkload(r.workload, r.workload_hash));
-  OPSCHED_ASSIGN_OR_RETURN(uint32_t target, InternTarget(r.target, r.fingerprint));
+  if (!SummarizeRecord(payload, &r) ||
+      !structure_.ParseFromArray(payload.data(), static_cast<int>(payload.size())) ||
+      !stats_.ParseFromArray(r.stats.data(), static_cast<int>(r.stats.size())) ||
+      !provenance_.ParseFromArray(r.provenance.data(), static_cast<int>(r.provenance.size())) ||
+      !IsValidUtf8(r.implementation) || !IsValidUtf8(r.message)) {
+    return absl::DataLossError("not a Record encoding");
+  }
+  OPSCHED_RETURN_IF_ERROR(ValidateOutcome(RecordOutcome{r.format_version, r.implementation, r.status,
+                                                        &stats_, r.workspace_bytes, r.attempt}));
+  OPSCHED_ASSIGN_OR_RETURN(uint32_t workload, InternWorkload(r.workload));
+  OPSCHED_ASSIGN_OR_RETURN(uint32_t target, InternTarget(r.target));
   OPSCHED_ASSIGN_OR_RETURN(uint32_t config, InternConfig(r.config));
   const auto status = static_cast<RecordStatus>(r.status);
-  if (status == OK && !(r.median_us >= 0)) {
-    return absl::DataLossError(fmt::format("ok record with median {} us", r.median_us));
-  }
   const uint32_t index = static_cast<uint32_t>(entries_.size());
   entries_.push_back(RecordEntry{workload, target, InternImplementation(r.implementation), config,
-                                 static_cast<float>(r.median_us), status, source, offset});
+                                 static_cast<float>(stats_.median_us()), status, source, r.attempt,
+                                 offset});
   const uint64_t wl = workloads_[workload]->hash;
   const TargetKey& key = targets_[target].key;
   by_pair_[PairKey{wl, key.fingerprint}].push_back(index);
@@ -160,6 +183,10 @@ Status Database::Index(std::string_view payload, uint32_t source, uint64_t offse
 
 Status Database::Load(const std::string& path, LogScan* scan) {
   OPSCHED_ASSIGN_OR_RETURN(LogReader reader, LogReader::Open(path));
+  return Load(std::move(reader), scan);
+}
+
+Status Database::Load(LogReader reader, LogScan* scan) {
   auto owned = std::make_unique<LogReader>(std::move(reader));
   const uint32_t source = static_cast<uint32_t>(sources_.size());
   LogScan local;
@@ -168,8 +195,9 @@ Status Database::Load(const std::string& path, LogScan* scan) {
       [&](uint64_t offset, std::string_view payload) {
         Status st = Index(payload, source, offset);
         if (!st.ok()) {
-          ++s.unparsable;
-          Log().warn("{}: record at byte offset {} skipped: {}", path, offset, st.message());
+          ++(absl::IsDataLoss(st) ? s.unparsable : s.rejected);
+          Log().warn("{}: record at byte offset {} skipped: {}", owned->path(), offset,
+                     st.message());
         }
       },
       &s);

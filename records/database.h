@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/empty.pb.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "core/config.h"
 #include "core/status.h"
@@ -43,6 +45,7 @@ struct RecordEntry {
   float median_us;
   RecordStatus status;
   uint32_t source;          // index into sources (kLive for records added in memory)
+  int32_t attempt;          // Record.attempt (0: written before attempts were counted)
   uint64_t offset;          // frame offset in the source log (or index into live records)
 };
 
@@ -65,10 +68,15 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  // Loads every intact record of the log at `path`. Records whose stored workload hash
-  // or target fingerprint disagrees with their contents are skipped with a warning.
+  // Loads every intact record of the log at `path`. Records that break the rules of
+  // records/validate.h (a stored workload hash or target fingerprint that disagrees with
+  // the contents, an ok record without a measurement, ...) are skipped with a warning
+  // and counted in scan->rejected (scan->unparsable when not a Record at all).
   Status Load(const std::string& path, LogScan* scan = nullptr);
-  // Adds one record held in memory (the tuner, as it measures).
+  // The same for a reader already open (a log held in memory, the fuzzer).
+  Status Load(LogReader reader, LogScan* scan = nullptr);
+  // Adds one record held in memory (the tuner, as it measures); an error when it breaks
+  // the rules of records/validate.h.
   Status Add(const Record& record);
 
   size_t size() const { return entries_.size(); }
@@ -129,8 +137,8 @@ class Database {
 
   // Indexes one serialized record.
   Status Index(std::string_view payload, uint32_t source, uint64_t offset);
-  StatusOr<uint32_t> InternWorkload(std::string_view bytes, uint64_t hash);
-  StatusOr<uint32_t> InternTarget(std::string_view bytes, uint64_t fingerprint);
+  StatusOr<uint32_t> InternWorkload(std::string_view bytes);
+  StatusOr<uint32_t> InternTarget(std::string_view bytes);
   uint32_t InternImplementation(std::string_view name);
   StatusOr<uint32_t> InternConfig(std::string_view bytes);
   void UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey key, uint32_t index);
@@ -138,14 +146,17 @@ class Database {
   std::vector<RecordEntry> entries_;
   std::vector<std::unique_ptr<WorkloadInfo>> workloads_;
   absl::flat_hash_map<uint64_t, uint32_t> workload_ids_;  // workload hash -> index
+  // Validated encodings (serialized sub-messages) -> index.
+  absl::flat_hash_map<std::string, uint32_t> workload_encodings_;
+  absl::flat_hash_map<std::string, uint32_t> target_encodings_;
+  absl::flat_hash_map<std::string, uint32_t> config_encodings_;
   absl::flat_hash_map<uint64_t, std::vector<uint32_t>> families_;
   std::vector<TargetInfo> targets_;
   absl::flat_hash_map<uint64_t, uint32_t> target_ids_;  // fingerprint -> index
   std::vector<std::string> implementations_;
   absl::flat_hash_map<std::string, uint32_t> implementation_ids_;
   std::vector<Config> configs_;
-  absl::flat_hash_map<uint64_t, uint32_t> config_ids_;      // Config::hash() -> index
-  absl::flat_hash_map<uint64_t, uint32_t> config_raw_ids_;  // hash of encoding -> index
+  absl::flat_hash_map<uint64_t, uint32_t> config_ids_;  // Config::hash() -> index
   // (workload hash, fingerprint) -> fastest ok entry; (workload hash, arch) likewise.
   absl::flat_hash_map<PairKey, uint32_t> best_exact_;
   absl::flat_hash_map<PairKey, uint32_t> best_arch_;
@@ -153,6 +164,9 @@ class Database {
   absl::flat_hash_map<PairKey, std::vector<uint32_t>> by_pair_;
   std::vector<std::unique_ptr<LogReader>> sources_;
   std::vector<Record> live_;
+  google::protobuf::Empty structure_;  // reused by Index
+  StatsProto stats_;                   // reused by Index
+  ProvenanceProto provenance_;         // reused by Index
 };
 
 // The family of a workload: op, tensor names, dtypes, ranks and layouts, attributes —

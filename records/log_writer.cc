@@ -1,7 +1,6 @@
 #include "records/log_writer.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,28 +8,18 @@
 #include <cstring>
 
 #include "core/format.h"
-
 #include "records/log_format.h"
+#include "records/log_lock.h"
+#include "records/log_reader.h"
 
 namespace opsched::records {
 namespace {
 
+constexpr int kAppendFlags = O_WRONLY | O_CREAT | O_APPEND;
+
 Status Errno(std::string_view what, const std::string& path) {
   return absl::InternalError(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
-
-// Holds an exclusive flock for its lifetime.
-class FileLock {
- public:
-  explicit FileLock(int fd) : fd_(fd) {
-    while (flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
-  }
-  ~FileLock() { flock(fd_, LOCK_UN); }
-
- private:
-  int fd_;
-};
 
 Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   // One write() call carries the whole frame; the loop only continues after a signal
@@ -46,14 +35,26 @@ Status WriteAll(int fd, std::string_view bytes, const std::string& path) {
   return absl::OkStatus();
 }
 
+// Releases the append lock at the end of a scope.
+class Unlock {
+ public:
+  explicit Unlock(int fd) : fd_(fd) {}
+  ~Unlock() { UnlockFile(fd_); }
+
+ private:
+  int fd_;
+};
+
 }  // namespace
 
 StatusOr<std::unique_ptr<LogWriter>> LogWriter::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("opening", path);
-  std::unique_ptr<LogWriter> writer(new LogWriter(path, fd));
-  FileLock lock(fd);
-  OPSCHED_RETURN_IF_ERROR(writer->EnsureHeaderLocked());
+  std::unique_ptr<LogWriter> writer(new LogWriter(path));
+  OPSCHED_RETURN_IF_ERROR(writer->LockCurrent());
+  Unlock unlock(writer->fd_);
+  // A missing or empty file becomes a log now.
+  struct stat st;
+  if (fstat(writer->fd_, &st) != 0) return Errno("stat", path);
+  if (st.st_size == 0) OPSCHED_RETURN_IF_ERROR(WriteAll(writer->fd_, EncodeHeader(), path));
   return writer;
 }
 
@@ -61,10 +62,38 @@ LogWriter::~LogWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status LogWriter::EnsureHeaderLocked() {
+Status LogWriter::LockCurrent() {
+  StatusOr<int> locked = LockCurrentFile(path_, fd_, kAppendFlags);
+  if (!locked.ok()) {
+    fd_ = -1;
+    return locked.status();
+  }
+  fd_ = *locked;
+  // A new file (descriptor numbers are reused, so compare the files) is checked first.
+  struct stat st;
+  if (fstat(fd_, &st) != 0) {
+    Status error = Errno("stat", path_);
+    UnlockFile(fd_);
+    return error;
+  }
+  if (checked_ && st.st_dev == checked_dev_ && st.st_ino == checked_ino_) {
+    return absl::OkStatus();
+  }
+  Status header = CheckHeaderLocked();
+  if (!header.ok()) {
+    UnlockFile(fd_);
+    return header;
+  }
+  checked_ = true;
+  checked_dev_ = st.st_dev;
+  checked_ino_ = st.st_ino;
+  return absl::OkStatus();
+}
+
+Status LogWriter::CheckHeaderLocked() {
   struct stat st;
   if (fstat(fd_, &st) != 0) return Errno("stat", path_);
-  if (st.st_size == 0) return WriteAll(fd_, EncodeHeader(), path_);
+  if (st.st_size == 0) return absl::OkStatus();  // gets its header with the next write
   // Check the existing header through a separate read-only descriptor.
   int rfd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
   if (rfd < 0) return Errno("opening", path_);
@@ -74,6 +103,8 @@ Status LogWriter::EnsureHeaderLocked() {
   if (n != static_cast<ssize_t>(kHeaderSize) ||
       std::memcmp(header, kLogMagic, sizeof kLogMagic) != 0 ||
       GetU32(header + 12) != Crc32(std::string_view(header, 12))) {
+    StatusOr<LogReader> damaged = LogReader::Open(path_);
+    if (damaged.ok() && damaged->header_damaged()) return DamagedHeaderError(path_);
     return absl::FailedPreconditionError(
         fmt::format("{} is not an opsched records log; refusing to append to it", path_));
   }
@@ -113,7 +144,8 @@ Status LogWriter::AppendPayloads(const std::vector<std::string>& payloads) {
     frame += EncodeFrame(payload);
   }
   if (frame.empty()) return absl::OkStatus();
-  FileLock lock(fd_);
+  OPSCHED_RETURN_IF_ERROR(LockCurrent());
+  Unlock unlock(fd_);
   // The file may have been truncated since Open; an empty file gets its header first.
   struct stat st;
   if (fstat(fd_, &st) != 0) return Errno("stat", path_);
@@ -122,7 +154,7 @@ Status LogWriter::AppendPayloads(const std::vector<std::string>& payloads) {
 }
 
 Status LogWriter::Sync() {
-  if (::fsync(fd_) != 0) return Errno("fsync", path_);
+  if (fd_ >= 0 && ::fsync(fd_) != 0) return Errno("fsync", path_);
   return absl::OkStatus();
 }
 

@@ -16,6 +16,9 @@
 
 namespace opsched {
 
+// "implementation config": one text key per candidate.
+inline std::string CandidateKey(const Candidate& c) { return c.implementation + " " + c.config.ToString(); }
+
 class CandidateEncoding {
  public:
   static constexpr size_t kTargetColumns = 2;

@@ -40,6 +40,11 @@ std::string SerializeModel(const SelectorModelProto& model) {
 }
 
 StatusOr<SelectorModelProto> ParseModel(std::string_view bytes, std::string_view name) {
+  if (bytes.size() >= sizeof kMagic && bytes.size() < kHeader &&
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0) {
+    return absl::DataLossError(
+        fmt::format("{}: selector model is truncated ({} bytes, its header alone takes {})", name, bytes.size(), kHeader));
+  }
   if (bytes.size() < kHeader || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
     return absl::InvalidArgumentError(fmt::format("{}: not an opsched selector model (no OPSCHEDM header)", name));
   }

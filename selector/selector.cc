@@ -33,6 +33,18 @@ StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::Selector
       return absl::DataLossError(fmt::format("selector model of {} is inconsistent ({} columns, encoding has {})",
                                              m.op(), m.columns(), e.encoding.columns()));
     }
+    // Features that vary over the training workloads: the distance is averaged over
+    // these, so that columns constant for the op (padding, attributes it never varied)
+    // do not dilute a large step in the few that matter. A constant feature still adds
+    // its difference (in units of 1) when a workload departs from it.
+    for (int i = 0; i < m.workload_width(); ++i) {
+      bool varies = false;
+      for (int j = 1; j < m.workloads_size() && !varies; ++j) {
+        varies = i < m.workloads(j).features_size() && i < m.workloads(0).features_size() &&
+                 m.workloads(j).features(i) != m.workloads(0).features(i);
+      }
+      e.varying += varies;
+    }
     e.ranker = std::make_unique<Booster>(Booster::Params{.threads = 1});
     e.timer = std::make_unique<Booster>(Booster::Params{.threads = 1});
     OPSCHED_RETURN_IF_ERROR(
@@ -125,7 +137,9 @@ std::vector<Selector::Neighbour> Selector::Nearest(const OpDef& op, const Worklo
       const double d = (wf[i] - t.features(i)) / e->model.feature_scale(i);
       sum += d * d;
     }
-    out.push_back(Neighbour{t.key(), std::sqrt(sum / std::max(width, 1)), t.best_us()});
+    out.push_back(Neighbour{t.key(), std::sqrt(sum / std::max(e->varying, 1)), t.best_us(),
+                            std::vector<std::string>(t.top().begin(), t.top().end()),
+                            std::vector<double>(t.top_slowdown().begin(), t.top_slowdown().end())});
   }
   const size_t keep = std::min<size_t>(out.size(), static_cast<size_t>(std::max(k, 0)));
   std::partial_sort(out.begin(), out.begin() + keep, out.end(),

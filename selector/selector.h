@@ -45,12 +45,15 @@ class Selector {
   StatusOr<std::vector<double>> Time(const OpDef& op, const Workload& canonical, const Target& target,
                                      const std::vector<Candidate>& candidates) const;
 
-  // The training workloads of the op nearest to `canonical`: distance is the RMS of the
-  // differences of their ModelFeatures, each scaled by its spread over the training set.
+  // The training workloads of the op nearest to `canonical`: distance is the root of the
+  // sum of squared differences of their ModelFeatures, each scaled by its spread over the
+  // training set, over the number of features that vary in the training set.
   struct Neighbour {
     std::string workload;
     double distance = 0;
     double best_us = 0;
+    std::vector<std::string> top;  // its fastest candidates (CandidateKey), fastest first
+    std::vector<double> top_slowdown;  // theirs over its best
   };
   std::vector<Neighbour> Nearest(const OpDef& op, const Workload& canonical, int k) const;
 
@@ -64,6 +67,7 @@ class Selector {
     CandidateEncoding encoding;
     std::unique_ptr<Booster> ranker;
     std::unique_ptr<Booster> timer;
+    int varying = 0;  // workload features not constant over the training workloads
   };
   StatusOr<std::vector<double>> Predict(const Booster& (*which)(const OpEntry&), const OpDef& op,
                                         const Workload& canonical, const Target& target,

@@ -1,5 +1,6 @@
 #include "selector/train.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -25,7 +26,12 @@ struct OpData {
   std::vector<Row> rows;
   std::map<uint64_t, selector::TrainingWorkload> workloads;
   std::map<std::string, int> per_implementation;
+  // Per workload: (median us, "implementation config") of its ok records.
+  std::map<uint64_t, std::map<std::string, double>> times;
 };
+
+// How many of each training workload's fastest candidates the model keeps.
+constexpr size_t kTopPerWorkload = 8;
 
 std::string ArchKeyOf(const records::TargetProto& t) { return t.kind() + "/" + t.arch(); }
 
@@ -91,6 +97,9 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
         for (double f : op->ModelFeatures(w)) tw.add_features(f);
         tw.set_best_us(e.median_us);
       }
+      const std::string key = CandidateKey(Candidate{db->implementation(e.implementation), db->config(e.config)});
+      auto [t_it, t_new] = data.times[w.hash()].try_emplace(key, e.median_us);
+      if (!t_new) t_it->second = std::min<double>(t_it->second, e.median_us);
       tw.set_records(tw.records() + 1);
       tw.set_best_us(std::min<double>(tw.best_us(), e.median_us));
     }
@@ -127,6 +136,13 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
       m->add_feature_scale(var > 1e-12 ? std::sqrt(var) : 1.0);
     }
     for (auto& [hash, tw] : data.workloads) {
+      std::vector<std::pair<double, std::string>> by_time;
+      for (const auto& [key, us] : data.times[hash]) by_time.emplace_back(us, key);
+      std::sort(by_time.begin(), by_time.end());
+      for (size_t i = 0; i < by_time.size() && i < kTopPerWorkload; ++i) {
+        tw.add_top(by_time[i].second);
+        tw.add_top_slowdown(by_time[i].first / by_time[0].first);
+      }
       tw.mutable_features()->Resize(static_cast<int>(width), 0.0);
       *m->add_workloads() = tw;
     }

@@ -1,11 +1,14 @@
 #include "strategies/dispatcher.h"
 
 #include <algorithm>
-
 #include <cmath>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "core/format.h"
 #include "core/log.h"
+#include "selector/candidate_encoding.h"
 #include "selector/selector.h"
 
 namespace opsched {
@@ -233,23 +236,85 @@ std::vector<Candidate> Dispatcher::LegalCandidates(const Workload& canonical) co
   return out;
 }
 
+// Training workloads whose fastest candidates form the pool the model ranks.
+constexpr int kPoolNeighbours = 4;
+
 bool Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
                               std::vector<std::string>* model_notes, Decision* out) const {
   if (selector_ == nullptr || !options_.use_model || !selector_->HasOp(canonical.op())) return false;
   const OpDef* op = registry_.FindOp(canonical.op());
   if (op == nullptr) return false;
-  const std::vector<Selector::Neighbour> near = selector_->Nearest(*op, canonical, 3);
+  const std::vector<Selector::Neighbour> near = selector_->Nearest(*op, canonical, kPoolNeighbours);
   if (model_notes != nullptr) {
     for (const Selector::Neighbour& n : near) {
       model_notes->push_back(fmt::format("training workload at distance {:.2f} (best {:.2f} us): {}", n.distance,
                                          n.best_us, n.workload));
     }
   }
-  const std::vector<Candidate> candidates = LegalCandidates(canonical);
+  // The pool: the fastest candidates of the nearest training workloads that are legal
+  // here. The model ranks within it, so that it never extrapolates to a candidate that was
+  // fast nowhere near this workload (and a first decision checks a few dozen candidates,
+  // not the whole space); the whole legal space when none of theirs is legal.
+  std::vector<Candidate> candidates;
+  {
+    std::set<std::string> seen;
+    std::map<const Implementation*, std::optional<ConfigSpace>> spaces;  // nullopt: not applicable
+    for (const Selector::Neighbour& n : near) {
+      for (const std::string& key : n.top) {
+        if (!seen.insert(key).second) continue;
+        const size_t cut = key.find(' ');
+        const Implementation* impl = registry_.FindImplementation(key.substr(0, cut));
+        StatusOr<Config> config = ParseConfig(cut == std::string::npos ? "-" : key.substr(cut + 1));
+        if (impl == nullptr || !config.ok() || impl->op() != canonical.op() || impl->device_kind() != target_.kind ||
+            (options_.deterministic && !impl->traits().deterministic)) {
+          continue;
+        }
+        if (options_.offline) {
+          if (Usable(impl, impl->name(), *config, canonical).ok()) candidates.push_back(Candidate{std::string(impl->name()), *config});
+          continue;
+        }
+        auto [it, inserted] = spaces.try_emplace(impl);
+        if (inserted && impl->Applicable(canonical, target_).ok()) it->second = impl->Space(canonical, target_);
+        if (it->second && it->second->Contains(*config)) candidates.push_back(Candidate{std::string(impl->name()), *config});
+      }
+    }
+  }
+  const bool pooled = !candidates.empty();
+  if (!pooled) candidates = LegalCandidates(canonical);
+  if (model_notes != nullptr) {
+    model_notes->push_back(pooled ? fmt::format("ranked {} candidates: the fastest of the nearest training workloads, "
+                                                "legal here",
+                                                candidates.size())
+                                  : fmt::format("ranked all {} legal candidates (none of the nearest training "
+                                                "workloads' fastest is legal here)",
+                                                candidates.size()));
+  }
   StatusOr<std::vector<double>> predicted = selector_->Rank(*op, canonical, target_, candidates);
   if (!predicted.ok()) {
     if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", predicted.status().message()));
     return false;
+  }
+  // Within the pool, the model's slowdown is blended (geometric mean) with what the
+  // nearest training workloads measured for the candidate: its slowdown there, or, where
+  // it was not among their fastest, their slowest kept one (a lower bound), weighted by
+  // closeness. Evidence from measured neighbours tempers the model's extrapolation.
+  if (pooled) {
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (std::isnan((*predicted)[i])) continue;
+      const std::string key = CandidateKey(candidates[i]);
+      double sum = 0, weights = 0;
+      for (const Selector::Neighbour& n : near) {
+        if (n.top.empty() || n.top.size() != n.top_slowdown.size()) continue;
+        double slowdown = n.top_slowdown.back();
+        for (size_t j = 0; j < n.top.size(); ++j) {
+          if (n.top[j] == key) slowdown = n.top_slowdown[j];
+        }
+        const double w = 1.0 / (n.distance + 0.1);
+        sum += w * std::log(slowdown);
+        weights += w;
+      }
+      if (weights > 0) (*predicted)[i] = std::exp(0.5 * std::log((*predicted)[i]) + 0.5 * sum / weights);
+    }
   }
   size_t best = candidates.size(), second = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -90,7 +90,20 @@ Status Registry::Canonicalize(Workload* workload) const {
     return absl::NotFoundError(
         fmt::format("unknown op '{}' (registered: {})", workload->op(), known));
   }
-  return op->Canonicalize(workload);
+  // Every tensor, inputs as given and outputs as the op derives them (padding grows a
+  // convolution's output), within TensorDesc's limits: sizes computed from a canonical
+  // workload never overflow.
+  for (const TensorArg& t : workload->tensors()) {
+    Status valid = t.desc.Validate();
+    if (!valid.ok()) return Annotate(valid, fmt::format("{}: tensor '{}'", workload->op(), t.name));
+  }
+  OPSCHED_RETURN_IF_ERROR(op->Canonicalize(workload));
+  const std::vector<TensorDesc> outputs = op->OutputDescs(*workload);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Status valid = outputs[i].Validate();
+    if (!valid.ok()) return Annotate(valid, fmt::format("{}: output {}", workload->op(), i));
+  }
+  return absl::OkStatus();
 }
 
 StatusOr<Workload> Registry::ParseCanonical(std::string_view line) const {

@@ -43,7 +43,8 @@ class Registry {
   // Implementations of `op`, in registration-name order.
   std::vector<const Implementation*> ImplementationsOf(std::string_view op) const;
 
-  // Validates and canonicalises through the op's definition.
+  // Validates and canonicalises through the op's definition; every input and output
+  // descriptor must pass TensorDesc::Validate (sizes within the limits).
   Status Canonicalize(Workload* workload) const;
   // Parses a workload line and canonicalises it.
   StatusOr<Workload> ParseCanonical(std::string_view line) const;

@@ -20,10 +20,35 @@ struct BenchFlags {
   std::string index_pattern = "uniform";
 };
 
+// The exit status of a bench run (see docs/bench.md) and, for 2, why.
+struct BenchOutcome {
+  int code = 0;
+  std::string why;
+};
+
+BenchOutcome Outcome(const bench::BenchReport& report) {
+  int bad_lines = 0, failed = 0, measured = 0;
+  for (const bench::BenchEntry& e : report.entries()) {
+    if (e.verdict() != "error") {
+      ++measured;
+    } else if (e.bad_line()) {
+      ++bad_lines;
+    } else {
+      ++failed;  // the tuned choice failed (a wrong result, an error from the Runtime)
+    }
+  }
+  if (bad_lines > 0) return {2, fmt::format("{} bad line(s) in the suite", bad_lines)};
+  if (measured == 0 && failed == 0) return {2, "the suite holds no workload"};
+  if (failed > 0 || report.regressions() > 0) return {1, ""};
+  return {0, ""};
+}
+
 }  // namespace
 
 // `opsched bench`: replays a suite through the Runtime against a baseline. Exit status 1
-// on a regression (or a wrong tuned result), 2 on usage or I/O errors, 0 otherwise.
+// on a regression or a failing tuned choice; 2 on usage or I/O errors (an unreadable
+// suite, records or baseline, a missing baseline without --update-baseline, a bad suite
+// line, a suite without workloads); 0 otherwise.
 void AddBenchCommand(CLI::App& app, int* exit_code) {
   auto options = std::make_shared<bench::BenchOptions>();
   auto flags = std::make_shared<BenchFlags>();
@@ -31,6 +56,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   b->add_option("--suite", options->suite_path, "File of workload lines")->required();
   b->add_option("--records", options->records, "Record logs the Runtime loads");
   b->add_option("--model", options->model_file, "Selector model the Runtime loads (opsched records train)");
+  b->add_option("--reference", options->reference_records,
+                "Record logs that only set the best known (oracle) column, never served (e.g. a later tuning run "
+                "of held-out lines)");
   b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
   b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
   b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");
@@ -58,6 +86,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       o.target = *t;
     }
     o.baseline_path = flags->baseline.empty() ? bench::DefaultBaselinePath(o.target) : flags->baseline;
+    o.require_baseline = !flags->update_baseline;
     o.tolerance = flags->tolerance_pct / 100;
     o.min_change_us = flags->min_change_us;
     o.measure.min_repeats = flags->min_repeats;
@@ -71,13 +100,9 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       return;
     }
     std::fputs(bench::FormatTable(*report).c_str(), stdout);
-    int code = 0;
-    for (const bench::BenchEntry& e : report->entries()) {
-      if (e.verdict() == "error" && e.message().find(":" + std::to_string(e.line()) + ":") == std::string::npos) {
-        code = 1;  // a failing tuned choice, not a bad suite line
-      }
-    }
-    if (report->regressions() > 0) code = 1;
+    const BenchOutcome outcome = Outcome(*report);
+    int code = outcome.code;
+    if (!outcome.why.empty()) fmt::print(stderr, "opsched bench: {}\n", outcome.why);
     if (!flags->report.empty()) {
       Status s = bench::WriteReports(*report, flags->report);
       if (absl::IsFailedPrecondition(s)) {

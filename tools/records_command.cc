@@ -47,6 +47,13 @@ void AddRecordsCommand(CLI::App& app, int* exit_code) {
   exporter->add_option("log", *log, "Records log")->required();
   exporter->callback([=] { *exit_code = RecordsExport(*log, stdout); });
 
+  CLI::App* repair = records->add_subcommand(
+      "repair", "Write a clean log of every intact record (after a damaged header or frames)");
+  repair->add_option("log", *log, "Records log")->required();
+  repair->add_option("-o,--out", *output, "Repaired log (may be LOG itself; replaced atomically)")
+      ->required();
+  repair->callback([=] { *exit_code = RecordsRepair(*log, *output, stdout); });
+
   auto json = std::make_shared<std::string>();
   CLI::App* importer = records->add_subcommand("import", "Append JSON-lines records to a log");
   importer->add_option("--json", *json, "JSON-lines file (as written by export)")->required();

@@ -12,6 +12,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libxgboost-dev           # the tuner's cost model
   gnuplot-nox              # charts of opsched bench
+  clang-14 libclang-rt-14-dev libomp-14-dev  # libFuzzer targets (tests/fuzz, tools/fuzz.sh)
+  make
   hipcc libamdhip64-dev librocprim-dev  # HIP compile check of the GPU kernels
   libopenmpi-dev openmpi-bin           # tuning over several hosts (opsched tune --mpi)
 )

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -15,6 +16,30 @@
 namespace opsched::tools {
 
 namespace {
+
+// A worker needs time to start, generate inputs and check the candidate before it
+// measures; below this every candidate would be killed and logged as a timeout.
+constexpr double kMinTimeoutS = 1;
+constexpr double kMaxTimeoutS = 24 * 3600;
+
+// --timeout: a finite number of seconds within [kMinTimeoutS, kMaxTimeoutS].
+CLI::Validator TimeoutSeconds() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double seconds = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+        if (error != std::errc() || end != text.data() + text.size()) {
+          return fmt::format("'{}' is not a number of seconds", text);
+        }
+        if (!(seconds >= kMinTimeoutS && seconds <= kMaxTimeoutS)) {
+          return fmt::format("{} s is not a usable timeout: give {} to {} seconds (a worker "
+                             "needs time to start and check a candidate before measuring it)",
+                             text, kMinTimeoutS, kMaxTimeoutS);
+        }
+        return std::string();
+      },
+      "SECONDS", "TimeoutSeconds");
+}
 
 struct TuneFlags {
   std::string target;
@@ -88,7 +113,10 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--model", options->model_file,
                    "Selector model (opsched records train): its choice is among the candidates measured first");
   tune->add_option("--timeout", flags->timeout_s, "Seconds a candidate may take before it is killed")
+      ->check(TimeoutSeconds())
       ->capture_default_str();
+  tune->add_flag("--no-retry", options->no_retry,
+                 "Logged timeouts and crashes are final (default: measured once more)");
   tune->add_option("--heartbeat-timeout", flags->heartbeat_timeout_s,
                    "--mpi: seconds without a word from a rank before its workload is re-queued")
       ->capture_default_str();
@@ -105,6 +133,13 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.progress = !flags->no_progress;
+    if (flags->timeout_s <= flags->min_time_ms / 1000) {
+      fmt::print(stderr, "opsched tune: --timeout {} s is shorter than --min-time-ms {} ms of "
+                         "measurement; every candidate would time out\n",
+                 flags->timeout_s, flags->min_time_ms);
+      *exit_code = 2;
+      return;
+    }
     if (flags->mpi) {
       if (!flags->devices.empty()) {
         fmt::print(stderr, "opsched tune: --mpi and --devices do not combine (each rank tunes on one device)\n");

@@ -103,7 +103,7 @@ StatusOr<Target> RankTarget(const std::string& flag, int local_rank) {
 // ---- a tuning rank ----
 
 int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, int rank, int local_rank,
-         bool heartbeat) {
+         bool heartbeat, bool* rank_died) {
   StatusOr<Target> target = RankTarget(options.target, local_rank);
   tuner::FleetHello hello;
   if (target.ok()) {
@@ -159,7 +159,10 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
-    if (tag == kStop) break;
+    if (tag == kStop) {
+      *rank_died = bytes == "died";
+      break;
+    }
     if (tag != kTask) continue;
     tuner::FleetTask task;
     if (!task.ParseFromString(bytes)) {
@@ -236,7 +239,7 @@ struct RankState {
   int measured = 0;
 };
 
-int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& comm, int size) {
+int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& comm, int size, bool* rank_died) {
   const TuneOptions& o = options.tune;
   const auto start = Clock::now();
   StatusOr<std::vector<SuiteEntry>> suite_or = ReadSuite(o.suite_path, registry);
@@ -283,7 +286,12 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
   auto give_work = [&](int r) {
     RankState& rank = ranks[r];
     if (queue.empty()) {
-      if (!rank.stopped) comm.Send(r, kStop, "");
+      // While another rank is busy this one stays idle (and heartbeating): should the
+      // busy one die, its workload is re-queued and needs a rank to take it.
+      for (int other = 1; other < size; ++other) {
+        if (other != r && ranks[other].alive && ranks[other].task >= 0) return;
+      }
+      if (!rank.stopped) comm.Send(r, kStop, deaths.empty() ? "" : "died");
       rank.stopped = true;
       return;
     }
@@ -396,7 +404,7 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
     bool busy = false, any_alive = false;
     for (int r = 1; r < size; ++r) {
       busy |= ranks[r].alive && ranks[r].task >= 0;
-      any_alive |= ranks[r].alive && (ranks[r].ready || Since(start) < options.dead_after_s);
+      any_alive |= ranks[r].alive && !ranks[r].stopped && (ranks[r].ready || Since(start) < options.dead_after_s);
     }
     if (!busy && queue.empty() && finished == suite.size()) {
       // Stop the ranks still waiting for work (hello after the queue emptied, or idle).
@@ -414,8 +422,9 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
     if (!got) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   for (int r = 1; r < size; ++r) {
-    if (ranks[r].alive && !ranks[r].stopped) comm.Send(r, kStop, "");
+    if (ranks[r].alive && !ranks[r].stopped) comm.Send(r, kStop, deaths.empty() ? "" : "died");
   }
+  for (int r = 1; r < size; ++r) *rank_died |= !ranks[r].alive;
   for (const WorkloadResult& w : report.workloads) report.measured += w.measured;
   report.seconds = Since(start);
   std::fputs(report.ToString().c_str(), stdout);
@@ -447,6 +456,7 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
   const int local_rank = LocalRank();  // collective: every rank calls it
   Comm comm;
   int code = 0;
+  bool rank_died = false;  // a rank died: MPI_Finalize would wait for it forever
   MpiTuneOptions o = options;
   if (o.tune.session_id.empty()) {
     // One session id for every rank's records.
@@ -476,9 +486,16 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
       }
     }
   } else if (rank == 0) {
-    code = Coordinate(registry, o, comm, size);
+    code = Coordinate(registry, o, comm, size, &rank_died);
   } else {
-    code = Tune(registry, o, comm, rank, local_rank, provided >= MPI_THREAD_SERIALIZED);
+    code = Tune(registry, o, comm, rank, local_rank, provided >= MPI_THREAD_SERIALIZED, &rank_died);
+  }
+  if (rank_died) {
+    // MPI_Finalize waits for every rank, the dead one too: the survivors end without it
+    // (mpirun --enable-recovery accepts that) once their output is out.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
   }
   MPI_Finalize();
   return code;

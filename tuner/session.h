@@ -4,7 +4,8 @@
 // takes the next one when it finishes its last, and its records carry its own target.
 // A second run resumes: candidates already in the log are not measured again, and their
 // results seed the search. Each workload first measures what the Runtime would serve
-// today (tuner/seeds.h).
+// today (tuner/seeds.h). A timeout or crash in the log
+// is measured once more (tuner/retry.h; TuneOptions::no_retry turns that off).
 #pragma once
 
 #include <string>
@@ -38,6 +39,7 @@ struct TuneOptions {
   std::string model_file;
   bool progress = true;
   std::string session_id;  // empty: a random one
+  bool no_retry = false;   // logged timeouts and crashes are final (tuner/retry.h)
 };
 
 struct WorkloadResult {

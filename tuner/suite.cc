@@ -1,9 +1,9 @@
 #include "tuner/suite.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "core/format.h"
+#include "core/read_file.h"
 
 namespace opsched {
 
@@ -20,6 +20,7 @@ std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& n
     e.line = number;
     e.text = line.substr(0, line.find('#'));
     while (!e.text.empty() && std::isspace(static_cast<unsigned char>(e.text.back()))) e.text.pop_back();
+    e.text = EscapeControlCharacters(e.text);  // shown in tables and reports
     StatusOr<Workload> w = registry.ParseCanonical(line);
     if (w.ok()) {
       e.workload = *std::move(w);
@@ -32,11 +33,8 @@ std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& n
 }
 
 StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(fmt::format("cannot read suite {}", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseSuite(ss.str(), path, registry);
+  OPSCHED_ASSIGN_OR_RETURN(std::string text, ReadFile(path, "suite"));
+  return ParseSuite(text, path, registry);
 }
 
 }  // namespace opsched

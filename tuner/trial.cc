@@ -5,6 +5,7 @@
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/verify.h"
+#include "tuner/memory_need.h"
 
 namespace opsched {
 
@@ -14,6 +15,7 @@ StatusOr<std::unique_ptr<Trial>> Trial::Create(const Registry& registry,
   std::unique_ptr<Trial> t(new Trial());
   t->op_ = registry.FindOp(canonical.op());
   if (t->op_ == nullptr) return absl::NotFoundError(fmt::format("unknown op '{}'", canonical.op()));
+  OPSCHED_RETURN_IF_ERROR(CheckMemoryNeed(*t->op_, canonical, target));
   t->workload_ = canonical;
   t->target_ = target;
   t->options_ = options;
@@ -153,7 +155,7 @@ Status Trial::Run(const Implementation& impl, const Config& config) {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     const Tensor& t = tensors_[first_output + i];
     if (t.device.is_cpu()) {
-      std::memcpy(outputs_[i].data(), t.data, outputs_[i].storage_bytes());
+      if (outputs_[i].storage_bytes() > 0) std::memcpy(outputs_[i].data(), t.data, outputs_[i].storage_bytes());
     } else {
       OPSCHED_RETURN_IF_ERROR(gpu::MemcpyAsync(outputs_[i].data(), t.data,
                                                outputs_[i].storage_bytes(), stream_.native()));
@@ -210,7 +212,7 @@ Status Trial::CheckInputsUnchanged() const {
   for (size_t i = first; i < inputs_.size(); ++i) {
     std::vector<uint8_t> now(inputs_[i].storage_bytes());
     OPSCHED_RETURN_IF_ERROR(input_buffers_[i].CopyToHost(now.data(), now.size()));
-    if (std::memcmp(now.data(), inputs_[i].data(), now.size()) != 0) {
+    if (!now.empty() && std::memcmp(now.data(), inputs_[i].data(), now.size()) != 0) {
       return absl::DataLossError(fmt::format("input '{}' was modified",
                                              workload_.tensors()[i].name));
     }

@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "core/version.h"
 #include "records/convert.h"
+#include "tuner/retry.h"
 #include "tuner/search_policy.h"
 
 namespace opsched {
@@ -113,14 +114,12 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
 
   // Results so far: from the log (resume), then measured.
   std::vector<double> time(candidates.size(), 0);  // 0 unknown, <0 failed, >0 median
-  std::map<std::pair<std::string, std::string>, double> logged;
+  std::map<std::pair<std::string, std::string>, std::vector<LoggedResult>> logged;
   if (ctx.known != nullptr) {
     for (const records::RecordEntry* e : ctx.known->RecordsFor(w.hash(), ctx.target.fingerprint())) {
       const auto key =
           std::make_pair(ctx.known->implementation(e->implementation), ctx.known->config(e->config).ToString());
-      const double t = e->status == records::OK ? e->median_us : -1;
-      auto [it, inserted] = logged.emplace(key, t);
-      if (!inserted && t > 0 && (it->second <= 0 || t < it->second)) it->second = t;
+      logged[key].push_back(LoggedResult{e->status, e->attempt, e->median_us});
     }
   }
   double best = 0;
@@ -141,12 +140,19 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
     }
     policy->Observe(i, t);
   };
+  std::vector<int> attempt(candidates.size(), 1);
+  std::vector<size_t> retries;  // logged timeouts and crashes due another measurement
   for (size_t i = 0; i < candidates.size(); ++i) {
     auto it = logged.find({candidates[i].implementation, candidates[i].config.ToString()});
-    if (it != logged.end()) {
-      note(i, it->second);
-      ++result.resumed;
+    if (it == logged.end()) continue;
+    const RetryDecision d = DecideRetry(it->second, options.no_retry);
+    if (d.measure) {
+      attempt[i] = d.attempt;
+      retries.push_back(i);
+      continue;
     }
+    note(i, d.known_us);
+    ++result.resumed;
   }
   const int plan = std::min<int>(options.trials, static_cast<int>(candidates.size()));
   progress->StartWorkload(ctx.lane, index, result.workload, plan);
@@ -182,6 +188,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
     r.set_status(e.status);
     r.set_message(e.message);
     r.set_workspace_bytes(e.workspace_bytes ? e.workspace_bytes : set.workspace[i]);
+    r.set_attempt(attempt[i]);
     records::ProvenanceProto* p = r.mutable_provenance();
     p->set_search_policy(std::string(policy_name));
     p->set_trial_index(result.trials);
@@ -208,6 +215,9 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
   for (const Seed& s : ctx.seeds) {
     const std::optional<size_t> i = find(s.candidate);
     if (i && time[*i] == 0 && result.trials < plan) OPSCHED_RETURN_IF_ERROR(measure(*i, s.source));
+  }
+  for (size_t i : retries) {
+    if (time[i] == 0 && !stop()) OPSCHED_RETURN_IF_ERROR(measure(i, "retry"));
   }
   // Coverage: an implementation with a handful of configs (a vendor library, a kernel
   // without knobs) gets its first one measured before the policy spends the rest, so

@@ -5,12 +5,10 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <set>
-#include <sstream>
 
 #include "bench/lib/verdict.h"
+#include "core/atomic_file.h"
 #include "core/event.h"
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
@@ -89,18 +87,6 @@ double GeoMean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += std::log(x);
   return std::exp(s / v.size());
-}
-
-std::string Slug(std::string s) {
-  for (char& c : s) c = std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
-  return s;
-}
-
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) return absl::InternalError(fmt::format("cannot write {}", path));
-  return absl::OkStatus();
 }
 
 std::string Json(const google::protobuf::Message& m) {
@@ -198,50 +184,6 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
 
 }  // namespace
 
-std::string DefaultBaselinePath(const Target& target) {
-  return fmt::format("bench/baselines/{}-{}.json", DeviceKindName(target.kind), Slug(target.device_name));
-}
-
-StatusOr<Baseline> LoadBaseline(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(fmt::format("no baseline at {}", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Baseline b;
-  auto s = google::protobuf::util::JsonStringToMessage(ss.str(), &b);
-  if (!s.ok()) return absl::InvalidArgumentError(fmt::format("bad baseline {}: {}", path, s.ToString()));
-  return b;
-}
-
-Status WriteBaseline(const BenchReport& report, const std::string& path) {
-  // One baseline per device serves every suite: entries of workloads this report does
-  // not measure are kept.
-  std::set<std::string> measured;
-  for (const BenchEntry& e : report.entries()) {
-    if (e.verdict() != "error") measured.insert(e.workload());
-  }
-  Baseline b;
-  if (StatusOr<Baseline> old = LoadBaseline(path); old.ok()) {
-    for (const BaselineEntry& e : old->entries()) {
-      if (!measured.count(e.workload())) *b.add_entries() = e;
-    }
-  } else if (!absl::IsNotFound(old.status())) {
-    return old.status();
-  }
-  *b.mutable_target() = report.target();
-  for (const BenchEntry& e : report.entries()) {
-    if (e.verdict() == "error") continue;
-    BaselineEntry* be = b.add_entries();
-    be->set_workload(e.workload());
-    be->set_median_us(e.tuned().median_us());
-    be->set_ci_low_us(e.tuned().ci_low_us());
-    be->set_ci_high_us(e.tuned().ci_high_us());
-    be->set_implementation(e.tuned().implementation());
-    be->set_config(e.tuned().config());
-  }
-  return WriteFile(path, Json(b));
-}
-
 StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options) {
   OPSCHED_ASSIGN_OR_RETURN(std::vector<SuiteEntry> suite, ReadSuite(options.suite_path, registry));
   std::map<std::string, double> baseline;
@@ -249,8 +191,10 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
     StatusOr<Baseline> b = LoadBaseline(options.baseline_path);
     if (b.ok()) {
       for (const BaselineEntry& e : b->entries()) baseline[e.workload()] = e.median_us();
-    } else if (!absl::IsNotFound(b.status())) {
-      return b.status();
+    } else if (!absl::IsNotFound(b.status()) || options.require_baseline) {
+      return absl::IsNotFound(b.status())
+                 ? absl::NotFoundError(fmt::format("{} (--update-baseline writes one)", b.status().message()))
+                 : b.status();
     }
   }
   RuntimeOptions ro;
@@ -260,6 +204,14 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   ro.registry = &registry;
   OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create(ro));
   if (!runtime->model_status().ok()) return runtime->model_status();
+  // The oracle's records: what is served, plus the reference logs.
+  records::Database known;
+  if (!options.reference_records.empty()) {
+    for (const std::string& path : options.records) OPSCHED_RETURN_IF_ERROR(known.Load(path));
+    for (const std::string& path : options.reference_records) {
+      OPSCHED_RETURN_IF_ERROR(Annotate(known.Load(path), "reference records"));
+    }
+  }
   const Dispatcher heuristics(registry, options.target, nullptr, DispatchOptions{});
   BenchReport report;
   report.set_opsched_version(kVersion);
@@ -278,13 +230,15 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
     e->set_line(s.line);
     if (!s.error.ok()) {
       e->set_workload(s.text);
+      e->set_bad_line(true);
       e->set_verdict("error");
       e->set_message(std::string(Message(s.error)));
       continue;
     }
     e->set_workload(s.workload.ToString());
     e->set_op(s.workload.op());
-    Status st = BenchOne(registry, options, *runtime, heuristics, runtime->records(), s.workload,
+    const records::Database& oracle_db = options.reference_records.empty() ? runtime->records() : known;
+    Status st = BenchOne(registry, options, *runtime, heuristics, oracle_db, s.workload,
                          options.seed * 7919 + i, e);
     if (!st.ok()) {
       e->set_verdict("error");
@@ -367,7 +321,7 @@ std::string FormatTable(const BenchReport& r) {
 
 Status WriteReports(const BenchReport& r, const std::string& dir) {
   mkdir(dir.c_str(), 0755);
-  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/report.json", Json(r)));
+  OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.json", Json(r)));
   // Markdown.
   std::string md = fmt::format("# opsched bench: {}\n\nTarget: {} {} ({} SMs), opsched {}, tolerance {:.1f}%\n\n",
                                r.suite(), r.target().device_name(), r.target().arch(), r.target().sm_count(),
@@ -394,7 +348,7 @@ Status WriteReports(const BenchReport& r, const std::string& dir) {
                       s.geomean_speedup_over_heuristic());
   }
   md += fmt::format("\n{} regression(s).\n\n![speedups](speedups.svg)\n", r.regressions());
-  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/report.md", md));
+  OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.md", md));
   // The chart: gnuplot over a data file.
   std::string data = "# index speedup_over_heuristic oracle_over_tuned label\n";
   int index = 0;
@@ -403,7 +357,7 @@ Status WriteReports(const BenchReport& r, const std::string& dir) {
     const double quality = e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0;
     data += fmt::format("{} {:.4f} {:.4f} \"{}:{}\"\n", index++, e.speedup_over_heuristic(), quality, e.op(), e.line());
   }
-  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/speedups.dat", data));
+  OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.dat", data));
   const std::string script = fmt::format(R"gp(set terminal svg size 1000,520 dynamic font "sans,11"
 set output "{0}/speedups.svg"
 set title "opsched bench on {1}: tuned choice per workload"
@@ -419,7 +373,7 @@ set grid ytics
 plot "{0}/speedups.dat" using 2:xtic(4) title "speedup over heuristic", "" using 3 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
 )gp",
                                          dir, r.target().device_name());
-  OPSCHED_RETURN_IF_ERROR(WriteFile(dir + "/speedups.gp", script));
+  OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.gp", script));
   const int rc = std::system(fmt::format("gnuplot '{}/speedups.gp' 2>&1", dir).c_str());
   if (rc != 0) {
     return absl::FailedPreconditionError(

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/lib/baseline.h"
 #include "bench/lib/bench_report.pb.h"
 #include "core/target.h"
 #include "strategies/registry.h"
@@ -18,8 +19,12 @@ struct BenchOptions {
   std::string suite_path;
   Target target;
   std::vector<std::string> records;
+  // Records that only say what is best known (the oracle column), never served: e.g. a
+  // later tuning run of a held-out suite, to judge how well untuned lines are served.
+  std::vector<std::string> reference_records;
   std::string model_file;     // a selector model the Runtime loads (optional)
   std::string baseline_path;  // read when it exists
+  bool require_baseline = false;  // a missing baseline is an error (not every line "new")
   double tolerance = 0.05;    // fraction
   double min_change_us = 0.5;  // and at least this much (see verdict.h)
   int rounds = 3;             // interleaved measurement rounds, pooled
@@ -28,13 +33,10 @@ struct BenchOptions {
   uint64_t seed = 1;
 };
 
-// The report (entries in suite order). Errors only for unreadable suite/records/baseline.
+// The report (entries in suite order). Errors only for an unreadable suite, records or
+// baseline (a missing one too, with require_baseline).
 StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options);
 
-// Baselines: JSON files (the Baseline message), one per target kind and device name.
-std::string DefaultBaselinePath(const Target& target);  // bench/baselines/<kind>-<device>.json
-StatusOr<Baseline> LoadBaseline(const std::string& path);
-Status WriteBaseline(const BenchReport& report, const std::string& path);
 
 // The terminal table.
 std::string FormatTable(const BenchReport& report);

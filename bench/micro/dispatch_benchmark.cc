@@ -1,11 +1,17 @@
 // Host-side cost of dispatch: a cached decision lookup, the typed entry point's workload
 // build plus lookup, and a whole Runtime call compared with launching the same kernel
-// directly (GPU cases skip without a GPU). Figures go to docs/consumer-guide.md.
+// directly (GPU cases skip without a GPU); the selector's first decision for a workload
+// with no record, over the largest candidate space, and its cached lookup (GPU, with the
+// model in OPSCHED_BENCH_MODEL, default the shipped H100 model). Figures go to
+// docs/consumer-guide.md and docs/selector.md.
+#include <cstdlib>
+
 #include <benchmark/benchmark.h>
 
 #include "core/buffer.h"
 #include "core/gpu/gpu_backend.h"
 #include "opsched/runtime.h"
+#include "selector/selector.h"
 #include "ops/scatter/scatter_def.h"
 #include "strategies/dispatcher.h"
 #include "tuner/trial.h"
@@ -119,6 +125,80 @@ void BM_RawLaunchGpu(benchmark::State& state) {
   (void)in.trial->stream().Synchronize();
 }
 BENCHMARK(BM_RawLaunchGpu)->UseRealTime();
+// The selector on the GPU: the workload with the largest candidate space among these
+// real-model layers (held-out lines of bench/suites/models/) is the one timed.
+constexpr const char* kSpaces[] = {
+    "conv2d x=f32[8,64,56,56] w=f32[64,64,3,3] stride=1,1 pad=1,1 dilation=1,1 groups=1 layout=nchw math=fp32",
+    "conv2d_backward x=f32[8,128,28,28] w=f32[128,128,3,3] dy=f32[8,128,28,28] stride=1,1 pad=1,1 dilation=1,1 "
+    "groups=1 layout=nchw math=fp32",
+    "scatter data=f16[32000,4096] indices=i64[2048,4096] updates=f16[2048,4096] axis=0 reduction=add",
+    "reduce x=f32[128,64,112,112] axes=0,2,3 op=sum",
+};
+
+// The line of kSpaces with the most legal candidates on `target`, and that count.
+std::pair<std::string, size_t> LargestSpace(const Target& target) {
+  Dispatcher d(Registry::Global(), target, nullptr, {});
+  std::pair<std::string, size_t> out{kSpaces[0], 0};
+  for (const char* line : kSpaces) {
+    const size_t n = d.LegalCandidates(*Registry::Global().ParseCanonical(line)).size();
+    if (n > out.second) out = {line, n};
+  }
+  return out;
+}
+
+std::unique_ptr<Selector> BenchModel(benchmark::State& state, const Target& target) {
+  const char* env = std::getenv("OPSCHED_BENCH_MODEL");
+  const std::string path = env != nullptr ? env : "bench/records/nvidia-h100/model.opsm";
+  StatusOr<std::unique_ptr<Selector>> model = Selector::Load(path);
+  if (!model.ok()) {
+    state.SkipWithError(std::string(model.status().message()).c_str());
+    return nullptr;
+  }
+  if (Status s = (*model)->Serves(target, true); !s.ok()) {
+    state.SkipWithError(std::string(s.message()).c_str());
+    return nullptr;
+  }
+  return *std::move(model);
+}
+
+// A first-time decision: canonicalise, enumerate the legal candidates, predict each, pick.
+// A fresh dispatcher per iteration, so that nothing is cached.
+void BM_FirstPredictedDecision(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  const Target target = *QueryTarget(Device{gpu::BackendKind(), 0});
+  std::unique_ptr<Selector> model = BenchModel(state, target);
+  if (model == nullptr) return;
+  const auto [line, count] = LargestSpace(target);
+  state.SetLabel(line.substr(0, line.find(' ')));
+  state.counters["candidates"] = static_cast<double>(count);
+  const Workload w = *ParseWorkload(line);
+  const DispatchOptions options{.allow_transferred_records = true, .model_max_distance = 1e9};
+  Dispatcher probe(Registry::Global(), target, nullptr, options, model.get());
+  StatusOr<const CachedDecision*> first = probe.Decide(w);
+  if (!first.ok() || (*first)->decision.provenance != Provenance::kPredicted) {
+    state.SkipWithError("the model did not decide");
+    return;
+  }
+  for (auto _ : state) {
+    Dispatcher d(Registry::Global(), target, nullptr, options, model.get());
+    benchmark::DoNotOptimize(d.Decide(w));
+  }
+}
+BENCHMARK(BM_FirstPredictedDecision)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same decision once cached.
+void BM_CachedPredictedDecision(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  const Target target = *QueryTarget(Device{gpu::BackendKind(), 0});
+  std::unique_ptr<Selector> model = BenchModel(state, target);
+  if (model == nullptr) return;
+  const Workload w = *ParseWorkload(LargestSpace(target).first);
+  Dispatcher d(Registry::Global(), target, nullptr,
+               DispatchOptions{.allow_transferred_records = true, .model_max_distance = 1e9}, model.get());
+  if (!d.Decide(w).ok()) state.SkipWithError("decide failed");
+  for (auto _ : state) benchmark::DoNotOptimize(d.Decide(w));
+}
+BENCHMARK(BM_CachedPredictedDecision);
 #endif
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "core/data_error.h"
 #include "core/format.h"
 
 #include "strategies/registry.h"
@@ -345,9 +346,9 @@ Status OutOfRangeError(const Workload& w, int64_t position, int64_t value) {
   const TensorDesc& data = *w.FindTensor("data");
   const int axis = static_cast<int>(*w.GetInt("axis"));
   const int64_t d = data.dim(axis);
-  return absl::InvalidArgumentError(
+  return MarkDataError(absl::InvalidArgumentError(
       fmt::format("scatter: index {} at position {} is out of range [{},{}) of axis {}", value,
-                  Coords(indices, position), -d, d, axis));
+                  Coords(indices, position), -d, d, axis)));
 }
 
 std::string_view ReductionName(Reduction r) { return kReductionNames[static_cast<int>(r)]; }

@@ -15,7 +15,8 @@ namespace opsched::scatter {
 std::string_view ReductionName(Reduction r);  // "none", "add", "mul", "min", "max"
 StatusOr<Reduction> ParseReduction(std::string_view name);
 
-// "scatter: index 1032 at position [3,0,1] is out of range [-1000,1000) of axis 0".
+// "scatter: index 1032 at position [3,0,1] is out of range [-1000,1000) of axis 0", marked
+// as a data error (core/data_error.h).
 Status OutOfRangeError(const Workload& canonical, int64_t position, int64_t value);
 
 // The check's error for target `target` (row-major in data) holding `got` where

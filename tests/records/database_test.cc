@@ -131,7 +131,7 @@ TEST(DatabaseTest, InconsistentRecordsAreSkippedNotMisapplied) {
   LogScan scan;
   OPSCHED_ASSERT_OK(db.Load(path, &scan));
   EXPECT_EQ(scan.intact, 3);
-  EXPECT_EQ(scan.unparsable, 2);
+  EXPECT_EQ(scan.rejected, 2);  // intact frames, but records that break the rules
   ASSERT_EQ(db.size(), 1u);
   std::optional<Match> best = db.Best(W(kLine), gpu);
   ASSERT_TRUE(best.has_value());

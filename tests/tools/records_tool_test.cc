@@ -13,9 +13,12 @@
 #include "records/log_writer.h"
 #include "tests/records/record_factory.h"
 #include "tests/test_util.h"
+#include "tests/tools/capture.h"
 
 namespace opsched::tools {
 namespace {
+
+using ::opsched::testing::Capture;
 
 using records::testing::MakeRecord;
 using records::testing::TestGpu;
@@ -35,21 +38,6 @@ std::string Slurp(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// Runs `fn(FILE*)` and returns (exit code, what it printed).
-template <typename Fn>
-std::pair<int, std::string> Capture(Fn fn) {
-  std::FILE* f = std::tmpfile();
-  int code = fn(f);
-  std::fflush(f);
-  std::rewind(f);
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  std::fclose(f);
-  return {code, text};
 }
 
 std::string WriteLog(const std::string& name, const std::vector<records::Record>& rs) {

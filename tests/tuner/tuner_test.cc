@@ -298,6 +298,7 @@ TEST(SessionTest, ResumesAfterAKillWithoutLosingOrRepeating) {
   if (child == 0) {
     WorkerEvaluator evaluator(Device::Cpu(), 2);
     TuneOptions o = Options(suite, log, "random", 40);
+    o.no_retry = true;  // retries of timeouts and crashes: tests/tuner/retry_test.cc
     (void)TuneSession(Registry::Global(), o, &evaluator).Run();
     _exit(0);
   }
@@ -312,7 +313,9 @@ TEST(SessionTest, ResumesAfterAKillWithoutLosingOrRepeating) {
   ASSERT_GE(before, 15u);
   ASSERT_LT(before, static_cast<size_t>(planned));
   WorkerEvaluator evaluator(Device::Cpu(), 2);
-  StatusOr<TuneReport> report = TuneSession(Registry::Global(), Options(suite, log, "random", 40), &evaluator).Run();
+  TuneOptions resumed = Options(suite, log, "random", 40);
+  resumed.no_retry = true;
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), resumed, &evaluator).Run();
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->workloads[0].trials + report->workloads[1].trials, planned);
   EXPECT_EQ(static_cast<size_t>(report->measured), planned - before);

@@ -1,0 +1,258 @@
+// The learned selector end to end on the CPU: records of the test op "scale" are fitted,
+// the dispatcher serves an untuned shape by prediction (provenance predicted, with the
+// runner-up and the nearest training workloads in explain), falls back to the rule far
+// from the training data, and a model file that is corrupt, of another version or of
+// another arch is refused with a clear error while the Runtime goes on serving.
+#include <cmath>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "core/format.h"
+#include "opsched/runtime.h"
+#include "selector/model_file.h"
+#include "selector/selector.h"
+#include "selector/train.h"
+#include "strategies/dispatcher.h"
+#include "tests/records/record_factory.h"
+#include "tests/strategies/test_op.h"
+#include "tests/test_files.h"
+#include "tests/test_util.h"
+
+namespace opsched {
+namespace {
+
+using records::testing::MakeRecord;
+using namespace opsched::testing;  // TempPath, WriteBytes
+
+std::string Line(int64_t n) { return fmt::format("scale x=f32[{}] factor=2.0", n); }
+
+// A made-up machine on which the blocked implementation with the smallest block wins for
+// every n >= 4096 (the op's rule picks block=1024 there), and the loop only for small n.
+double Us(int64_t n, const std::string& impl, int knob) {
+  const double x = static_cast<double>(n);
+  if (impl == "scale_cpu_loop") return 1 + x / 1000 * (1 + 0.1 * (4 - knob));
+  const double per = knob == 64 ? 1.0 : knob == 256 ? 1.4 : 1.9;
+  return 3 + x / 4000 * per;
+}
+
+class SelectorTest : public ::testing::Test {
+ protected:
+  SelectorTest() {
+    testing::RegisterScaleOp(&registry_, &runs_);
+    // Training workloads: n = 2^12 .. 2^20, every candidate measured.
+    for (int e = 12; e <= 20; ++e) AddAll(int64_t{1} << e);
+  }
+  void AddAll(int64_t n) {
+    for (int u : {1, 2, 4}) Add(n, "scale_cpu_loop", u);
+    for (int b : {64, 256, 1024}) Add(n, "scale_cpu_blocked", b);
+  }
+  void Add(int64_t n, const std::string& impl, int knob) {
+    const std::string config = impl == "scale_cpu_loop" ? fmt::format("unroll={}", knob) : fmt::format("block={}", knob);
+    OPSCHED_ASSERT_OK(db_.Add(MakeRecord(Line(n), cpu_, impl, config, Us(n, impl, knob))));
+  }
+  selector::SelectorModelProto Train(TrainOptions options = {}) {
+    options.target_kind = "cpu";
+    options.booster = {.rounds = 80, .max_depth = 4, .eta = 0.3, .threads = 1, .seed = 1};
+    StatusOr<selector::SelectorModelProto> model = TrainSelector(registry_, {&db_}, options);
+    EXPECT_TRUE(model.ok()) << model.status();
+    return model.ok() ? *model : selector::SelectorModelProto();
+  }
+  std::unique_ptr<Selector> Load(const selector::SelectorModelProto& proto) {
+    StatusOr<std::unique_ptr<Selector>> s = Selector::FromProto(proto);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return s.ok() ? *std::move(s) : nullptr;
+  }
+  Workload W(int64_t n) { return *registry_.ParseCanonical(Line(n)); }
+
+  Registry registry_;
+  testing::ScaleRuns runs_;
+  records::Database db_;
+  const Target cpu_ = CpuTarget();
+};
+
+TEST_F(SelectorTest, UntunedShapeIsServedByPrediction) {
+  std::unique_ptr<Selector> model = Load(Train());
+  ASSERT_NE(model, nullptr);
+  OPSCHED_EXPECT_OK(model->Serves(cpu_, false));
+  records::Database none;
+  Dispatcher d(registry_, cpu_, &none, DispatchOptions{}, model.get());
+  // 24576 lies between two training workloads and was never measured.
+  StatusOr<const CachedDecision*> got = d.Decide(W(24576));
+  ASSERT_TRUE(got.ok()) << got.status();
+  const Decision& decision = (*got)->decision;
+  EXPECT_EQ(decision.provenance, Provenance::kPredicted) << decision.reason;
+  EXPECT_EQ(decision.implementation->name(), "scale_cpu_blocked");
+  EXPECT_EQ(decision.config.ToString(), "block=64");
+  // The predicted time is near the made-up truth (within a factor 1.5).
+  const double truth = Us(24576, "scale_cpu_blocked", 64);
+  EXPECT_GT(decision.predicted_us, truth / 1.5);
+  EXPECT_LT(decision.predicted_us, truth * 1.5);
+  // The rule would have taken block=1024: the prediction beats it.
+  StatusOr<Decision> rule = d.Heuristic(W(24576));
+  ASSERT_TRUE(rule.ok());
+  EXPECT_EQ(rule->config.ToString(), "block=1024");
+
+  // Cached: the same entry, no second prediction.
+  StatusOr<const CachedDecision*> again = d.Decide(W(24576));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *got);
+
+  // explain: the predicted time, the runner-up and the nearest training workloads.
+  StatusOr<Explanation> e = d.Explain(W(24576));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = e->ToString();
+  EXPECT_NE(text.find("predicted"), std::string::npos) << text;
+  EXPECT_NE(text.find("runner-up: scale_cpu_blocked block=256"), std::string::npos) << text;
+  EXPECT_NE(text.find("training workload at distance"), std::string::npos) << text;
+  EXPECT_NE(text.find(Line(16384)), std::string::npos) << text;
+}
+
+TEST_F(SelectorTest, FarFromTheTrainingDataTheRuleDecides) {
+  std::unique_ptr<Selector> model = Load(Train());
+  ASSERT_NE(model, nullptr);
+  Dispatcher d(registry_, cpu_, nullptr, DispatchOptions{}, model.get());
+  // 2^30 elements: ten octaves beyond the largest training workload.
+  StatusOr<Explanation> e = d.Explain(W(int64_t{1} << 30));
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << e->ToString();
+  EXPECT_NE(e->ToString().find("not trusted"), std::string::npos) << e->ToString();
+  // A wider trust radius lets the model decide.
+  Dispatcher wide(registry_, cpu_, nullptr, DispatchOptions{.model_max_distance = 100}, model.get());
+  StatusOr<const CachedDecision*> got = wide.Decide(W(int64_t{1} << 30));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kPredicted);
+  // Switched off, the model is never asked.
+  Dispatcher off(registry_, cpu_, nullptr, DispatchOptions{.use_model = false}, model.get());
+  got = off.Decide(W(24576));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kHeuristic);
+}
+
+TEST_F(SelectorTest, RecordsComeBeforeThePrediction) {
+  std::unique_ptr<Selector> model = Load(Train());
+  ASSERT_NE(model, nullptr);
+  OPSCHED_ASSERT_OK(db_.Add(MakeRecord(Line(24576), cpu_, "scale_cpu_loop", "unroll=4", 2.0)));
+  Dispatcher d(registry_, cpu_, &db_, DispatchOptions{}, model.get());
+  StatusOr<const CachedDecision*> got = d.Decide(W(24576));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kExactRecord);
+  EXPECT_EQ((*got)->decision.config.ToString(), "unroll=4");
+}
+
+TEST_F(SelectorTest, ExcludedWorkloadsAreNotTrainedOn) {
+  TrainOptions options;
+  options.exclude.insert(W(65536).hash());
+  std::unique_ptr<Selector> model = Load(Train(options));
+  ASSERT_NE(model, nullptr);
+  const OpDef* op = registry_.FindOp("scale");
+  for (const Selector::Neighbour& n : model->Nearest(*op, W(65536), 20)) {
+    EXPECT_NE(n.workload, Line(65536));
+    EXPECT_GT(n.distance, 0);
+  }
+  EXPECT_EQ(model->Nearest(*op, W(65536), 20).size(), 8u);
+}
+
+TEST_F(SelectorTest, ModelsNeverCrossArchesAndDevicesOnlyWithTransfer) {
+  std::unique_ptr<Selector> model = Load(Train());
+  ASSERT_NE(model, nullptr);
+  Target other_arch = cpu_;
+  other_arch.arch = "riscv64";
+  const Status arch = model->Serves(other_arch, true);
+  EXPECT_FALSE(arch.ok());
+  EXPECT_NE(arch.message().find("never cross arches"), std::string::npos) << arch;
+  Target other_device = cpu_;
+  other_device.device_name = "Another CPU of the same arch";
+  EXPECT_FALSE(model->Serves(other_device, false).ok());
+  OPSCHED_EXPECT_OK(model->Serves(other_device, true));
+}
+
+TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {
+  const selector::SelectorModelProto proto = Train();
+  const std::string path = TempPath("model.opsm");
+  OPSCHED_ASSERT_OK(selector::WriteModel(path, proto));
+  StatusOr<std::unique_ptr<Selector>> loaded = Selector::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::unique_ptr<Selector> direct = Load(proto);
+  const OpDef* op = registry_.FindOp("scale");
+  const std::vector<Candidate> c = {Candidate{"scale_cpu_loop", *ParseConfig("unroll=2")},
+                                    Candidate{"scale_cpu_blocked", *ParseConfig("block=64")}};
+  StatusOr<std::vector<double>> a = (*loaded)->Time(*op, W(24576), cpu_, c);
+  StatusOr<std::vector<double>> b = direct->Time(*op, W(24576), cpu_, c);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(*a, *b);
+  EXPECT_NE((*loaded)->Describe().find("1 ops (scale), 54 records"), std::string::npos) << (*loaded)->Describe();
+}
+
+// Every way a model file can be wrong: a clear error naming the file, never a crash.
+TEST_F(SelectorTest, DamagedModelFilesAreRefusedClearly) {
+  const std::string good = selector::SerializeModel(Train());
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string expect;
+  };
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x5a;
+  std::string newer = good;
+  newer[8] = static_cast<char>(selector::kModelFormatVersion + 1);
+  const std::vector<Case> cases = {
+      {"empty", "", "not an opsched selector model"},
+      {"records log", "OPSCHEDR" + good.substr(8), "not an opsched selector model"},
+      {"truncated header", good.substr(0, 12), "truncated"},
+      {"truncated payload", good.substr(0, good.size() - 100), "truncated"},
+      {"flipped byte", flipped, "checksum"},
+      {"newer version", newer, "version"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = TempPath("bad_" + std::to_string(&c - cases.data()) + ".opsm");
+    WriteBytes(path, c.bytes);
+    StatusOr<std::unique_ptr<Selector>> s = Selector::Load(path);
+    ASSERT_FALSE(s.ok()) << c.name;
+    EXPECT_NE(s.status().message().find(c.expect), std::string::npos) << c.name << ": " << s.status();
+    EXPECT_NE(s.status().message().find(path), std::string::npos) << c.name << ": " << s.status();
+  }
+  StatusOr<std::unique_ptr<Selector>> missing = Selector::Load(TempPath("no_such_model.opsm"));
+  EXPECT_FALSE(missing.ok());
+}
+
+TEST_F(SelectorTest, RuntimeFallsBackWhenTheModelCannotBeUsed) {
+  const std::string corrupt = TempPath("corrupt.opsm");
+  std::string bytes = selector::SerializeModel(Train());
+  bytes[bytes.size() - 7] ^= 0x01;
+  WriteBytes(corrupt, bytes);
+  selector::SelectorModelProto riscv = Train();
+  riscv.set_arch("cpu/riscv64");
+  const std::string other_arch = TempPath("riscv.opsm");
+  OPSCHED_ASSERT_OK(selector::WriteModel(other_arch, riscv));
+  const std::string good = TempPath("good.opsm");
+  OPSCHED_ASSERT_OK(selector::WriteModel(good, Train()));
+
+  for (const std::string& path : {corrupt, other_arch, good}) {
+    RuntimeOptions o;
+    o.target = cpu_;
+    o.registry = &registry_;
+    o.model_file = path;
+    StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create(std::move(o));
+    ASSERT_TRUE(rt.ok()) << rt.status();
+    StatusOr<Decision> d = (*rt)->Decide(W(24576));
+    ASSERT_TRUE(d.ok()) << d.status();
+    if (path == good) {
+      OPSCHED_EXPECT_OK((*rt)->model_status());
+      EXPECT_EQ(d->provenance, Provenance::kPredicted);
+    } else {
+      EXPECT_FALSE((*rt)->model_status().ok()) << path;
+      EXPECT_EQ((*rt)->selector(), nullptr);
+      EXPECT_EQ(d->provenance, Provenance::kHeuristic) << path;
+    }
+    // Serving goes on: the op runs and computes the right thing.
+    std::vector<float> x = {1, 2, 3}, y(3, -1);
+    const Tensor tx{TensorDesc::Contiguous(DType::kF32, {3}), x.data(), Device::Cpu()};
+    const Tensor ty{TensorDesc::Contiguous(DType::kF32, {3}), y.data(), Device::Cpu()};
+    OPSCHED_EXPECT_OK((*rt)->Run(*registry_.ParseCanonical(Line(3)), {tx, ty}, Stream::Wrap(Device::Cpu(), nullptr)));
+    EXPECT_EQ(y, (std::vector<float>{2, 4, 6}));
+  }
+}
+
+}  // namespace
+}  // namespace opsched

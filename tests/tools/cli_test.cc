@@ -1,0 +1,127 @@
+// The opsched command line as a new user meets it: hostile arguments and inputs give a
+// clear error and a meaningful exit status, never a crash or a silently wrong answer.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/format.h"
+#include "tests/test_files.h"
+
+namespace opsched {
+namespace {
+
+using namespace ::opsched::testing;  // the helpers of tests/test_files.h
+
+struct Result {
+  int code = -1;  // the exit status; 128 + N when killed by signal N
+  std::string out;
+  std::string err;
+};
+
+// Runs `opsched ARGS` (ARGS as the shell reads them).
+Result Opsched(const std::string& args) {
+  const char* root = std::getenv("TEST_SRCDIR");
+  const std::string binary = std::string(root ? root : ".") + "/opsched/tools/opsched";
+  const std::string out = TempPath("cli_stdout.txt");
+  const std::string err = TempPath("cli_stderr.txt");
+  const int status = std::system(fmt::format("{} {} >{} 2>{}", binary, args, out, err).c_str());
+  Result r;
+  if (WIFEXITED(status)) r.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.code = 128 + WTERMSIG(status);
+  r.out = ReadBytes(out);
+  r.err = ReadBytes(err);
+  return r;
+}
+
+std::string Suite(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  WriteBytes(path, text);
+  return path;
+}
+
+TEST(CliTest, TuneRefusesTimeoutsNoCandidateCouldMeet) {
+  const std::string suite = Suite("t.txt", "reduce x=f32[16,16] axes=1 op=sum\n");
+  const std::string log = TempPath("t.log");
+  for (const char* timeout : {"0.001", "-1", "0", "nan", "inf", "1e300", "soon"}) {
+    Result r = Opsched(fmt::format("tune --suite {} --records {} --target cpu --timeout {} --no-progress",
+                                   suite, log, timeout));
+    EXPECT_EQ(r.code, 2) << timeout << ": " << r.err;
+    EXPECT_NE(r.err.find("--timeout"), std::string::npos) << timeout << ": " << r.err;
+    EXPECT_FALSE(std::ifstream(log).good()) << timeout << ": nothing may be logged";
+  }
+  Result shorter = Opsched(fmt::format("tune --suite {} --records {} --target cpu --timeout 2 --min-time-ms 5000 "
+                                       "--no-progress",
+                                       suite, log));
+  EXPECT_EQ(shorter.code, 2) << shorter.err;
+  EXPECT_NE(shorter.err.find("every candidate would time out"), std::string::npos) << shorter.err;
+}
+
+TEST(CliTest, OversizedShapesAreRefusedWithoutACrash) {
+  const char* huge = "scatter data=f32[99999999999,99999999999] indices=i64[1,1] updates=f32[1,1] axis=0";
+  Result explain = Opsched(fmt::format("explain '{}' --target cpu", huge));
+  EXPECT_EQ(explain.code, 1) << explain.err;
+  EXPECT_NE(explain.err.find("holds more than"), std::string::npos) << explain.err;
+  Result stride = Opsched("explain 'reduce x=f32[4]:[4611686018427387904] axes=0 op=sum' --target cpu");
+  EXPECT_EQ(stride.code, 1) << stride.err;
+  EXPECT_NE(stride.err.find("stride 0"), std::string::npos) << stride.err;
+  Result cube = Opsched("explain 'reduce x=f32[4294967296,4294967296,4294967296] axes=0 op=sum' --target cpu");
+  EXPECT_EQ(cube.code, 1) << cube.err;
+  EXPECT_EQ(cube.err.find("overlapping"), std::string::npos) << cube.err;
+
+  // bench: the oversized line is a bad line (exit 2); a valid workload no host can hold
+  // (2^48 bytes) is a clear error of that entry (exit 1), not std::bad_alloc (exit 134).
+  const std::string baseline = TempPath("huge_baseline.json");
+  const std::string suite = Suite("huge.txt", std::string(huge) + "\n");
+  Result bad = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", suite, baseline));
+  EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
+  const std::string big = Suite("big.txt", "reduce x=f32[8388608,8388608] axes=0 op=sum\n");
+  Result memory = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", big, baseline));
+  EXPECT_EQ(memory.code, 1) << memory.out << memory.err;
+  EXPECT_NE(memory.out.find("of host memory"), std::string::npos) << memory.out;
+}
+
+TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
+  const std::string baseline = TempPath("gate_baseline.json");
+  const std::string all_bad = Suite("all_bad.txt", "reduce x=f32[4] axes=9 op=sum\nscatter nonsense\n");
+  Result bad = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", all_bad, baseline));
+  EXPECT_EQ(bad.code, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("2 bad line(s) in the suite"), std::string::npos) << bad.err;
+  Result directory = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline",
+                                         TempDir(), baseline));
+  EXPECT_EQ(directory.code, 2) << directory.err;
+  EXPECT_NE(directory.err.find("is not a regular file"), std::string::npos) << directory.err;
+  const std::string empty = Suite("empty.txt", "# nothing here\n\n");
+  Result none = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline", empty, baseline));
+  EXPECT_EQ(none.code, 2) << none.err;
+  const std::string good = Suite("good.txt", "reduce x=f32[16,4] axes=1 op=sum\n");
+  Result missing = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --rounds 1 --min-time-ms 1",
+                                       good, TempPath("missing_baseline.json")));
+  EXPECT_EQ(missing.code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("no baseline at"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("--update-baseline"), std::string::npos) << missing.err;
+}
+
+TEST(CliTest, ANulByteInASuiteLineDoesNotTruncateTables) {
+  const std::string suite =
+      Suite("nul.txt", std::string("reduce x=f32[4]") + '\0' + " axes=0 op=sum\nreduce x=f32[16,4] axes=1 op=sum\n");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                    "--min-time-ms 1 --no-progress",
+                                    suite, TempPath("nul.log")));
+  EXPECT_NE(tune.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("control character 0x00"), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << tune.out;
+  EXPECT_EQ(tune.out.find('\0'), std::string::npos);
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
+                                     "--min-time-ms 1",
+                                     suite, TempPath("nul_baseline.json")));
+  EXPECT_EQ(bench.code, 2) << bench.err;  // a bad line
+  EXPECT_NE(bench.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << bench.out;
+}
+
+}  // namespace
+}  // namespace opsched
