@@ -1,13 +1,10 @@
 #include "selector/model_file.h"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/format.h"
+#include "core/read_file.h"
 #include "records/log_format.h"
 
 namespace opsched::selector {
@@ -71,30 +68,12 @@ StatusOr<SelectorModelProto> ParseModel(std::string_view bytes, std::string_view
 }
 
 StatusOr<SelectorModelProto> ReadModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("{}: cannot open the selector model", path));
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return ParseModel(bytes.str(), path);
+  OPSCHED_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path, "selector model"));
+  return ParseModel(bytes, path);
 }
 
 Status WriteModel(const std::string& path, const SelectorModelProto& model) {
-  const std::string bytes = SerializeModel(model);
-  const std::string tmp = fmt::format("{}.tmp.{}", path, getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(fmt::format("{}: cannot write the selector model", tmp));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(fmt::format("{}: cannot replace the selector model", path));
-  }
-  return absl::OkStatus();
+  return Annotate(WriteFileAtomically(path, SerializeModel(model)), "writing the selector model");
 }
 
 }  // namespace opsched::selector
