@@ -1,9 +1,12 @@
 #include "records/log_rewrite.h"
 
+#include <sys/stat.h>
+
 #include "core/atomic_file.h"
 #include "core/format.h"
 #include "records/log_format.h"
 #include "records/log_lock.h"
+#include "records/log_reader.h"
 
 namespace opsched::records {
 
@@ -29,6 +32,16 @@ StatusOr<std::string> EncodeLog(const std::vector<std::string>& payloads) {
 
 Status RewriteLog(const std::string& path, const std::function<StatusOr<std::string>()>& produce) {
   OPSCHED_ASSIGN_OR_RETURN(LogLock lock, LogLock::Acquire(path));
+  // Only a log (damaged header included: repair rewrites it) is replaced: not a file of
+  // something else, nor a log of a newer format version whose records would be lost.
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && st.st_size > 0) {
+    StatusOr<LogReader> existing = LogReader::Open(path);
+    if (!existing.ok()) {
+      lock.Abandon();
+      return absl::FailedPreconditionError(fmt::format("{}; refusing to replace it", existing.status().message()));
+    }
+  }
   StatusOr<std::string> bytes = produce();
   Status written = bytes.ok() ? WriteFileAtomically(path, *bytes) : bytes.status();
   if (!written.ok()) lock.Abandon();

@@ -19,6 +19,8 @@ StatusOr<std::string> EncodeFrames(const std::vector<std::string>& payloads);
 StatusOr<std::string> EncodeLog(const std::vector<std::string>& payloads);
 
 // Replaces the log at `path` (created when missing) with the bytes `produce` returns.
+// An existing non-empty `path` that is not a records log, or has a newer format
+// version, is refused and left untouched.
 // `produce` runs under the lock, so it may read the old log at `path`: nothing is
 // appended between that read and the rename.
 Status RewriteLog(const std::string& path, const std::function<StatusOr<std::string>()>& produce);

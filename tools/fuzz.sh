@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing opsched's parsers of untrusted input with libFuzzer (docs/records.md, "Fuzzing").
+# Fuzzing opsched's parsers of untrusted input with libFuzzer (docs/build.md, "Fuzzing").
 #
 #   tools/fuzz.sh [--runs N | --seconds S] [TARGET ...]
 #

@@ -21,24 +21,26 @@ namespace {
 // measures; below this every candidate would be killed and logged as a timeout.
 constexpr double kMinTimeoutS = 1;
 constexpr double kMaxTimeoutS = 24 * 3600;
+// Tuning ranks send a heartbeat every second (tuner/fleet_mpi.h): a rank is only given
+// up after missing a few.
+constexpr double kMinHeartbeatTimeoutS = 3;
 
-// --timeout: a finite number of seconds within [kMinTimeoutS, kMaxTimeoutS].
-CLI::Validator TimeoutSeconds() {
+// A finite number of seconds within [min_s, kMaxTimeoutS]; `why` says what the minimum is for.
+CLI::Validator Seconds(double min_s, std::string why) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [min_s, why](std::string& text) -> std::string {
         double seconds = 0;
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
         if (error != std::errc() || end != text.data() + text.size()) {
           return fmt::format("'{}' is not a number of seconds", text);
         }
-        if (!(seconds >= kMinTimeoutS && seconds <= kMaxTimeoutS)) {
-          return fmt::format("{} s is not a usable timeout: give {} to {} seconds (a worker "
-                             "needs time to start and check a candidate before measuring it)",
-                             text, kMinTimeoutS, kMaxTimeoutS);
+        if (!(seconds >= min_s && seconds <= kMaxTimeoutS)) {
+          return fmt::format("{} s is not a usable timeout: give {} to {} seconds ({})", text, min_s,
+                             kMaxTimeoutS, why);
         }
         return std::string();
       },
-      "SECONDS", "TimeoutSeconds");
+      "SECONDS", "Seconds");
 }
 
 struct TuneFlags {
@@ -106,6 +108,10 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   tune->add_option("--early-stop", options->early_stop, "Stop a workload after K trials without improvement (0: off)")
       ->capture_default_str();
+  tune->add_option("--cutoff", options->cutoff_factor,
+                   "Cut a candidate short after one timed run when its warm-up is F times the best so far (0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   tune->add_option("--batch", options->batch, "Candidates proposed at a time")->capture_default_str();
   tune->add_option("--seed", options->seed, "Seed of inputs and random choices")->capture_default_str();
   tune->add_option("--transfer", options->transfer_logs,
@@ -113,12 +119,13 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--model", options->model_file,
                    "Selector model (opsched records train): its choice is among the candidates measured first");
   tune->add_option("--timeout", flags->timeout_s, "Seconds a candidate may take before it is killed")
-      ->check(TimeoutSeconds())
+      ->check(Seconds(kMinTimeoutS, "a worker needs time to start and check a candidate before measuring it"))
       ->capture_default_str();
   tune->add_flag("--no-retry", options->no_retry,
                  "Logged timeouts and crashes are final (default: measured once more)");
   tune->add_option("--heartbeat-timeout", flags->heartbeat_timeout_s,
                    "--mpi: seconds without a word from a rank before its workload is re-queued")
+      ->check(Seconds(kMinHeartbeatTimeoutS, "ranks send a heartbeat every second"))
       ->capture_default_str();
   tune->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot (scatter-like ops)")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}))

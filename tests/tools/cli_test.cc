@@ -58,6 +58,14 @@ TEST(CliTest, TuneRefusesTimeoutsNoCandidateCouldMeet) {
                                        suite, log));
   EXPECT_EQ(shorter.code, 2) << shorter.err;
   EXPECT_NE(shorter.err.find("every candidate would time out"), std::string::npos) << shorter.err;
+  for (const char* timeout : {"0", "-1", "nan", "1", "1e300", "soon"}) {
+    Result r = Opsched(fmt::format("tune --mpi --suite {} --records {} --target cpu --heartbeat-timeout {} "
+                                   "--no-progress",
+                                   suite, log, timeout));
+    EXPECT_EQ(r.code, 2) << timeout << ": " << r.err;
+    EXPECT_NE(r.err.find("--heartbeat-timeout"), std::string::npos) << timeout << ": " << r.err;
+    EXPECT_FALSE(std::ifstream(log).good()) << timeout << ": nothing may be logged";
+  }
 }
 
 TEST(CliTest, OversizedShapesAreRefusedWithoutACrash) {

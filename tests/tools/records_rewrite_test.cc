@@ -130,5 +130,32 @@ TEST(RecordsRewriteTest, AFailedMergeOrCompactLeavesNoTemporaryFile) {
   EXPECT_EQ(FilesStartingWith(TempDir(), "dst.log").size(), 1u);
 }
 
+TEST(RecordsRewriteTest, AnOutputThatIsNotALogIsRefusedAndKept) {
+  const std::string log = TempPath("in.log");
+  {
+    auto writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 5; ++i) OPSCHED_ASSERT_OK((*writer)->Append(Numbered(i)));
+  }
+  const std::string notes = TempPath("notes.txt");
+  const std::string text = "my notes, not a records log\n";
+  WriteBytes(notes, text);
+  EXPECT_EQ(RecordsMerge({log}, notes, stdout), 1);
+  EXPECT_EQ(RecordsCompact(log, notes, 3, stdout), 1);
+  EXPECT_EQ(RecordsRepair(log, notes, stdout), 1);
+  EXPECT_EQ(ReadBytes(notes), text);
+  // A log of a newer format version: its records are not ours to drop.
+  const std::string newer = records::EncodeHeader(records::kFormatVersion + 1) + ReadBytes(log).substr(16);
+  const std::string future = TempPath("future.log");
+  WriteBytes(future, newer);
+  EXPECT_EQ(RecordsMerge({log}, future, stdout), 1);
+  EXPECT_EQ(ReadBytes(future), newer);
+  // An empty file, or a log, is replaced.
+  const std::string empty = TempPath("empty.log");
+  WriteBytes(empty, "");
+  EXPECT_EQ(RecordsMerge({log}, empty, stdout), 0);
+  EXPECT_EQ(RecordsCompact(log, log, 3, stdout), 0);
+}
+
 }  // namespace
 }  // namespace opsched::tools
