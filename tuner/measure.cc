@@ -7,12 +7,31 @@
 
 namespace opsched {
 
-StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options) {
+StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options, int* warmups_run) {
   std::vector<double> warm;
-  if (options.warmups > 0) OPSCHED_RETURN_IF_ERROR(clock.Sample(options.warmups, &warm));
   std::vector<double> samples;
+  const auto hopeless = [&](double us) { return options.cutoff_us > 0 && us > options.cutoff_us; };
+  int warmups = 0;
+  if (options.warmups > 0) {
+    OPSCHED_RETURN_IF_ERROR(clock.Sample(1, &warm));
+    warmups = 1;
+    if (hopeless(warm[0])) {
+      // A slow first run may be a cold start (plans, module loading): one warm timed run
+      // decides whether the candidate is really hopeless.
+      OPSCHED_RETURN_IF_ERROR(clock.Sample(1, &samples));
+      if (hopeless(samples[0])) {
+        if (warmups_run != nullptr) *warmups_run = warmups;
+        return samples;
+      }
+    } else if (options.warmups > 1) {
+      OPSCHED_RETURN_IF_ERROR(clock.Sample(options.warmups - 1, &warm));
+      warmups = options.warmups;
+    }
+  }
+  if (warmups_run != nullptr) *warmups_run = warmups;
   double total_ms = 0;
-  int batch = std::max(1, options.min_repeats);
+  for (double us : samples) total_ms += us / 1000.0;
+  int batch = std::max(1, options.min_repeats - static_cast<int>(samples.size()));
   while (true) {
     const size_t before = samples.size();
     OPSCHED_RETURN_IF_ERROR(clock.Sample(batch, &samples));
@@ -20,6 +39,7 @@ StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOp
     const int n = static_cast<int>(samples.size());
     if (n >= options.max_repeats || total_ms >= options.max_total_ms) break;
     if (n >= options.min_repeats && total_ms >= options.min_total_ms) break;
+    if (hopeless(Summarize(std::vector<double>(samples.begin() + before, samples.end()), 0).median_us)) break;
     // Enough repetitions to reach the minimum total time at the rate seen so far.
     const double per_ms = total_ms / std::max(n, 1);
     const double missing_ms = options.min_total_ms - total_ms;
@@ -31,8 +51,9 @@ StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOp
 }
 
 StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) {
-  OPSCHED_ASSIGN_OR_RETURN(std::vector<double> samples, MeasureSamples(clock, options));
-  return Summarize(std::move(samples), options.warmups);
+  int warmups = 0;
+  OPSCHED_ASSIGN_OR_RETURN(std::vector<double> samples, MeasureSamples(clock, options, &warmups));
+  return Summarize(std::move(samples), warmups);
 }
 
 DeviceClock::DeviceClock(Trial* trial, const Implementation* impl, Config config,

@@ -1,5 +1,6 @@
 // Measuring a candidate: warm up, then repeat until both a minimum count and a minimum
-// total time are reached (or a maximum of either), and summarise. The clock is
+// total time are reached (or a maximum of either), and summarise; a candidate far slower
+// than the best so far is cut short (MeasureOptions::cutoff_us). The clock is
 // abstract: a DeviceClock times a Trial with CUDA events (flushing L2 between
 // repetitions) or the steady clock on the CPU; tests drive the policy with a synthetic
 // clock.
@@ -22,6 +23,12 @@ struct MeasureOptions {
   int max_repeats = 1000;
   double max_total_ms = 1000;
   bool flush_l2 = true;  // GPU: overwrite a buffer twice the L2 size before each repetition
+  // Cut a hopeless candidate short: when the first warm-up, or the median of a timed
+  // round, is above this many microseconds, stop after one more timed repetition (or
+  // that round). The summary then has fewer repetitions, and says so in `repeats`; such
+  // a candidate is far from winning. 0: off. The tuner sets it to a multiple of the
+  // workload's best time so far (TuneOptions::cutoff_factor).
+  double cutoff_us = 0;
 };
 
 class SampleClock {
@@ -32,7 +39,9 @@ class SampleClock {
 };
 
 // The timed samples (warm-ups excluded) of one measurement.
-StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options);
+// `warmups_run`, when given, receives the warm-ups actually run.
+StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options,
+                                             int* warmups_run = nullptr);
 // MeasureSamples, summarised.
 StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options);
 

@@ -28,6 +28,10 @@ struct TuneOptions {
   double time_budget_s = 0;    // whole session; 0: none
   int64_t memory_budget = 0;   // bytes of workspace a candidate may use; 0: none
   int early_stop = 0;          // stop a workload after this many trials without improvement; 0: off
+  // A candidate whose first warm-up (or a timed round) is this many times slower than the
+  // workload's best so far is cut short after one timed repetition (MeasureOptions::cutoff_us);
+  // 0: every candidate gets the full measurement.
+  double cutoff_factor = 10;
   int batch = 8;               // candidates proposed at a time
   uint64_t seed = 1;
   MeasureOptions measure;

@@ -84,6 +84,7 @@ MeasureOptions FromProto(const tuner::MeasureOptionsProto& p) {
   m.max_repeats = p.max_repeats();
   m.max_total_ms = p.max_total_ms();
   m.flush_l2 = p.flush_l2();
+  m.cutoff_us = p.cutoff_us();
   return m;
 }
 
@@ -95,6 +96,7 @@ tuner::MeasureOptionsProto ToProto(const MeasureOptions& m) {
   p.set_max_repeats(m.max_repeats);
   p.set_max_total_ms(m.max_total_ms);
   p.set_flush_l2(m.flush_l2);
+  p.set_cutoff_us(m.cutoff_us);
   return p;
 }
 

@@ -170,6 +170,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
   const records::TargetProto target_proto = records::ToProto(ctx.target);
   const std::string host = Host();
   auto measure = [&](size_t i, std::string_view policy_name) -> Status {
+    eo.measure.cutoff_us = options.cutoff_factor > 0 && best > 0 ? options.cutoff_factor * best : 0;
     const Evaluation e = ctx.evaluator->Evaluate(w, candidates[i], eo);
     records::Record r;
     r.set_format_version(1);

@@ -15,6 +15,7 @@
 #include "tests/test_util.h"
 #include "tuner/evaluator.h"
 #include "tuner/measure.h"
+#include "tuner/memory_need.h"
 #include "tuner/search_policy.h"
 #include "tuner/session.h"
 #include "tuner/study.h"
@@ -103,6 +104,58 @@ TEST(MeasureTest, MedianIgnoresOutliersAndWarmupsAreDiscarded) {
   EXPECT_EQ(s->median_us, 101.0);
   EXPECT_EQ(s->max_us, 5000.0);
   EXPECT_LT(s->max_us, 1e6);
+}
+
+TEST(MeasureTest, CutoffCutsAHopelessCandidateShort) {
+  MeasureOptions o;
+  o.warmups = 3;
+  o.min_repeats = 10;
+  o.min_total_ms = 20;
+  o.cutoff_us = 500;
+  // 2 ms per run, four times the cutoff: one warm-up and one timed run.
+  ScriptedClock slow([](int) { return 2000.0; });
+  StatusOr<Stats> s = MeasureUntil(slow, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->repeats, 1);
+  EXPECT_EQ(s->warmups, 1);
+  EXPECT_EQ(slow.calls_, 2);
+  EXPECT_DOUBLE_EQ(s->median_us, 2000.0);
+  // A cold first run above the cutoff, then fast: measured in full (the first timed run kept).
+  ScriptedClock cold([](int i) { return i == 0 ? 1e5 : 100.0; });
+  s = MeasureUntil(cold, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_GE(s->repeats, 200);  // 20 ms at 0.1 ms (one more when the sum rounds below 20)
+  EXPECT_LE(s->repeats, 201);
+  EXPECT_EQ(s->warmups, 1);
+  EXPECT_DOUBLE_EQ(s->median_us, 100.0);
+  // Fast warm-ups, then slow timed runs: the first round's median stops it.
+  ScriptedClock late([](int i) { return i < 3 ? 100.0 : 1000.0; });
+  s = MeasureUntil(late, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->repeats, 10);
+  EXPECT_EQ(late.calls_, 13);
+  // Off by default: the same slow candidate gets its full 10 repetitions and 3 warm-ups.
+  o.cutoff_us = 0;
+  ScriptedClock full([](int) { return 2000.0; });
+  s = MeasureUntil(full, o);
+  EXPECT_EQ(s->repeats, 10);
+  EXPECT_EQ(s->warmups, 3);
+}
+
+TEST(MemoryNeedTest, ADeviceTooSmallForTheTensorsIsAClearError) {
+  const Workload w = *Registry::Global().ParseCanonical("bump x=f32[1048576]");
+  const OpDef* op = Registry::Global().FindOp("bump");
+  ASSERT_NE(op, nullptr);
+  Target gpu;
+  gpu.kind = DeviceKind::kCuda;
+  gpu.device_name = "a small GPU";
+  gpu.memory_bytes = int64_t{6} << 20;  // x and the output need 8 MiB
+  const Status small = CheckMemoryNeed(*op, w, gpu);
+  EXPECT_EQ(small.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(std::string(small.message()).find("of device memory; a small GPU has"), std::string::npos)
+      << small.message();
+  gpu.memory_bytes = int64_t{1} << 30;
+  EXPECT_TRUE(CheckMemoryNeed(*op, w, gpu).ok());
 }
 
 // ---- evaluation: wrong results, crashes and hangs ----
