@@ -1,5 +1,6 @@
 #include "core/workload.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -37,7 +38,16 @@ std::string AttrValueToString(const AttrValue& value) {
     return text;
   }
   if (const auto* b = std::get_if<bool>(&value)) return *b ? "true" : "false";
-  if (const auto* s = std::get_if<std::string>(&value)) return *s;
+  if (const auto* s = std::get_if<std::string>(&value)) {
+    // A word prints bare; anything else (blanks, operators, a word that would read back
+    // as a bool) in double quotes, which the parser reads back as this string.
+    bool word = !s->empty() && (std::isalpha(static_cast<unsigned char>((*s)[0])) || (*s)[0] == '_') &&
+                *s != "true" && *s != "false";
+    for (char c : *s) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) word = false;
+    }
+    return word ? *s : "\"" + *s + "\"";
+  }
   const Dims& list = std::get<Dims>(value);
   // An empty list needs brackets to read back (a one-element list prints as its integer,
   // which every op accepts for a list).

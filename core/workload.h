@@ -5,7 +5,8 @@
 //   scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=0
 // Tensors are `name=dtype[dims]` (strided: `name=dtype[dims]:[strides]`), attributes are
 // `key=value` with value an integer, a float, a bool (true/false), a comma-separated
-// integer list, or a word. `#` starts a comment.
+// integer list, a word, or a double-quoted string (blanks allowed, no '"' inside:
+// `expr="relu(a + b)"`). `#` starts a comment (outside a quoted string).
 #pragma once
 
 #include <cstdint>

@@ -143,8 +143,15 @@ bool IsBlankOrComment(std::string_view line) {
 }
 
 StatusOr<Workload> ParseWorkload(std::string_view line) {
-  size_t hash = line.find('#');
-  if (hash != std::string_view::npos) line = line.substr(0, hash);
+  // A '#' starts a comment unless it lies inside a double-quoted string.
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '"') quoted = !quoted;
+    if (line[i] == '#' && !quoted) {
+      line = line.substr(0, i);
+      break;
+    }
+  }
   // A control character (a NUL byte, an escape sequence) is never part of a workload
   // and must not reach a terminal or a table through an error message.
   for (size_t i = 0; i < line.size(); ++i) {
@@ -160,7 +167,20 @@ StatusOr<Workload> ParseWorkload(std::string_view line) {
     while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
     if (pos >= line.size()) break;
     size_t start = pos;
-    while (pos < line.size() && !std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    while (pos < line.size() && !std::isspace(static_cast<unsigned char>(line[pos])) && line[pos] != '"') ++pos;
+    // name="a string, blanks allowed": the token runs to the closing quote.
+    size_t quote = std::string_view::npos;
+    if (pos < line.size() && line[pos] == '"') {
+      quote = pos;
+      const size_t close = line.find('"', pos + 1);
+      if (close == std::string_view::npos) {
+        return ErrorAt(quote, "unterminated string (no closing '\"')");
+      }
+      pos = close + 1;
+      if (pos < line.size() && !std::isspace(static_cast<unsigned char>(line[pos]))) {
+        return ErrorAt(pos, "expected a blank after the closing '\"'");
+      }
+    }
     std::string_view token = line.substr(start, pos - start);
     if (first) {
       if (!IsIdentifier(token)) {
@@ -179,6 +199,11 @@ StatusOr<Workload> ParseWorkload(std::string_view line) {
     if (!IsIdentifier(name)) return ErrorAt(start, fmt::format("bad name '{}'", name));
     if (w.FindTensor(name) != nullptr || w.FindAttr(name) != nullptr) {
       return ErrorAt(start, fmt::format("'{}' is given twice", name));
+    }
+    if (quote != std::string_view::npos) {
+      if (quote != start + eq + 1) return ErrorAt(quote, "a '\"' may only start a value");
+      w.SetAttr(name, std::string(value.substr(1, value.size() - 2)));
+      continue;
     }
     if (value.empty()) return ErrorAt(start + eq + 1, fmt::format("'{}' has no value", name));
     if (LooksLikeTensor(value)) {

@@ -80,6 +80,12 @@ struct Conv2dParams {
   ConvMath math = ConvMath::kFp32;
 };
 
+// A tensor named as a pointwise program refers to it.
+struct NamedTensor {
+  std::string_view name;
+  Tensor tensor;
+};
+
 class Runtime {
  public:
   static StatusOr<std::unique_ptr<Runtime>> Create(RuntimeOptions options = {});
@@ -135,6 +141,15 @@ class Runtime {
   Status Conv2dBackward(const Tensor& x, const Tensor& w, const Tensor& dy, const Tensor& dx,
                         const Tensor& dw, const Tensor* db, const Conv2dParams& params,
                         const Stream& stream);
+
+  // outputs = program(inputs), elementwise with broadcasting (docs/ops/pointwise.md):
+  //   Pointwise("relu(a+b)*0.5", {{"a", a}, {"b", b}}, {{"out", out}}, stream)
+  //   Pointwise("c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)", {i,f,g,o,c}, {c2,h}, s)
+  // Outputs are contiguous and share one shape; inputs broadcast to it. An output may
+  // be the input that comes first by name, in place. The program is parsed and
+  // compiled once per (text, descriptors) and cached with the decision.
+  Status Pointwise(std::string_view program, absl::Span<const NamedTensor> inputs,
+                   absl::Span<const NamedTensor> outputs, const Stream& stream);
 
  private:
   Runtime() = default;

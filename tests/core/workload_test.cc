@@ -110,5 +110,33 @@ TEST(WorkloadTest, FeaturesDescribeShapes) {
   EXPECT_DOUBLE_EQ(f[9], 1.0);   // keepdims
 }
 
+TEST(WorkloadTest, QuotedStringsHoldBlanksAndRoundTrip) {
+  const std::string line = "pointwise a=f32[4] out=f32[4] expr=\"relu(a + 1) # not a comment\" mode=fast  # comment";
+  StatusOr<Workload> w = ParseWorkload(line);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(*w->GetString("expr"), "relu(a + 1) # not a comment");
+  EXPECT_EQ(*w->GetString("mode"), "fast");
+  EXPECT_EQ(w->ToString(), "pointwise a=f32[4] out=f32[4] expr=\"relu(a + 1) # not a comment\" mode=fast");
+  StatusOr<Workload> again = ParseWorkload(w->ToString());
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *w);
+  // Strings that would read back as something else print quoted.
+  Workload s("x");
+  s.SetAttr("a", std::string("true")).SetAttr("b", std::string("")).SetAttr("c", std::string("1e3"));
+  EXPECT_EQ(s.ToString(), "x a=\"true\" b=\"\" c=\"1e3\"");
+  StatusOr<Workload> back = ParseWorkload(s.ToString());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, s);
+}
+
+TEST(WorkloadTest, UnterminatedQuoteIsAnErrorAtItsColumn) {
+  EXPECT_EQ(ParseWorkload("pointwise a=f32[4] expr=\"relu(a)").status().message(),
+            "column 25: unterminated string (no closing '\"')");
+  EXPECT_EQ(ParseWorkload("pointwise expr=\"a\"b").status().message(),
+            "column 19: expected a blank after the closing '\"'");
+  EXPECT_EQ(ParseWorkload("pointwise expr=a\"b\"").status().message(),
+            "column 17: a '\"' may only start a value");
+}
+
 }  // namespace
 }  // namespace opsched

@@ -1,0 +1,85 @@
+// The compiled form of a pointwise program: a flat, pointer-free struct that a CPU loop
+// and a GPU kernel (passed by value as a kernel argument, about 1.7 KB) both execute.
+// No opsched or standard headers beyond <cstdint>, so nvcc and hipcc compile it alike.
+//
+// Layout: tensors are numbered inputs first (canonical name order) then outputs. Every
+// tensor is addressed over the program's iteration shape (the outputs' shape, with
+// neighbouring dimensions merged where every tensor allows): element `linear` (row-major
+// over `shape`) of tensor t lies at sum_d coord_d * strides[t][d] elements from its base;
+// a broadcast dimension has stride 0. Outputs are contiguous.
+//
+// Instructions run in order per element on float registers (slots). A load reads input
+// `a` (converted from its element type to float), a store writes slot `a` to output
+// `dst` (rounded to its element type); every store comes after every load, so an output
+// may alias an input of its own shape (in place).
+#pragma once
+
+#include <cstdint>
+
+namespace opsched::pointwise {
+
+inline constexpr int kMaxRank = 8;
+inline constexpr int kMaxTensors = 16;       // inputs + outputs
+inline constexpr int kMaxInstructions = 64;  // after common subexpressions are shared
+inline constexpr int kMaxSlots = 32;         // float registers
+
+enum class ElementType : uint8_t { kF32 = 0, kF16 = 1, kBF16 = 2 };
+
+// Stable numbering: part of the bytecode format a device kernel compiles against.
+enum class OpCode : uint8_t {
+  kLoad = 0,   // slot[dst] = input[a][offset]
+  kConst = 1,  // slot[dst] = value
+  kStore = 2,  // output[dst][offset] = slot[a]
+  // unary: slot[dst] = f(slot[a])
+  kNeg = 10,
+  kAbs = 11,
+  kExp = 12,
+  kLog = 13,
+  kSqrt = 14,
+  kRsqrt = 15,
+  kRelu = 16,
+  kGelu = 17,      // x * Phi(x), erf form
+  kGeluTanh = 18,  // tanh approximation
+  kSigmoid = 19,
+  kTanh = 20,
+  kSilu = 21,
+  kCastF32 = 22,   // identity (math is f32)
+  kCastF16 = 23,   // round to f16 and back
+  kCastBF16 = 24,  // round to bf16 and back
+  // binary: slot[dst] = slot[a] op slot[b]
+  kAdd = 40,
+  kSub = 41,
+  kMul = 42,
+  kDiv = 43,
+  kMax = 44,
+  kMin = 45,
+};
+
+struct Instruction {
+  OpCode op = OpCode::kConst;
+  uint8_t dst = 0;  // slot; for kStore the output number (0-based among outputs)
+  uint8_t a = 0;    // operand slot; for kLoad the input number
+  uint8_t b = 0;    // second operand slot (binary ops)
+  float value = 0;  // kConst
+};
+
+struct Bytecode {
+  int32_t num_inputs = 0;
+  int32_t num_outputs = 0;
+  int32_t num_instructions = 0;
+  int32_t num_slots = 0;
+  int32_t rank = 0;  // of the merged iteration shape (0: one element)
+  int64_t numel = 0;
+  int64_t shape[kMaxRank] = {};
+  ElementType types[kMaxTensors] = {};      // inputs then outputs
+  int64_t strides[kMaxTensors][kMaxRank] = {};  // elements; 0 where broadcast
+  Instruction code[kMaxInstructions] = {};
+};
+
+// Base pointers, in the bytecode's tensor order (outputs after inputs); kept apart from
+// the bytecode so one compiled program serves every call.
+struct TensorPointers {
+  const void* data[kMaxTensors] = {};
+};
+
+}  // namespace opsched::pointwise

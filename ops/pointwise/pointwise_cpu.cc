@@ -1,0 +1,148 @@
+// Pointwise on the CPU, two general implementations:
+//   pointwise_cpu_unfused      one pass over every element per operation, intermediates in
+//                              f32 workspace buffers (one per bytecode slot), outputs
+//                              written by a final pass each: how an eager framework runs it.
+//   pointwise_cpu_interpreted  one pass running the bytecode per element (the same
+//                              RunElement a device kernel runs).
+#include <algorithm>
+#include <vector>
+
+#include "ops/pointwise/pointwise_cpu_loops.h"
+#include "ops/pointwise/pointwise_def.h"
+#include "strategies/registry.h"
+
+namespace opsched::pointwise {
+namespace {
+
+std::vector<int64_t> ThreadCounts(const Target& target) {
+  std::vector<int64_t> threads;
+  for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
+  return threads;
+}
+
+class PointwiseCpuBase : public Implementation {
+ public:
+  std::string_view op() const override { return "pointwise"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCpu; }
+  // An output may alias the first input (of its own descriptor): every element's loads
+  // come before its stores.
+  ImplementationTraits traits() const override { return {.deterministic = true, .in_place = true}; }
+  Status Applicable(const Workload& w, const Target&) const override { return CompiledFor(w).status(); }
+};
+
+class PointwiseCpuUnfused : public PointwiseCpuBase {
+ public:
+  std::string_view name() const override { return "pointwise_cpu_unfused"; }
+  ConfigSpace Space(const Workload&, const Target& target) const override {
+    return ConfigSpace().AddInts("threads", ThreadCounts(target));
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    if (!c.ok()) return 0;
+    return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
+  }
+
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+    const Bytecode& bc = c->bytecode;
+    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
+    const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+    const int64_t n = bc.numel;
+    if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {
+      return absl::InternalError("pointwise_cpu_unfused: workspace too small");
+    }
+    float* ws = static_cast<float*>(a.workspace);
+    // Where each slot's value lives now: an input (loads are not copied), a constant, or
+    // the slot's workspace buffer.
+    struct Source {
+      int input = -1;
+      bool constant = false;
+      float value = 0;
+    };
+    Source src[kMaxSlots];
+    auto read = [&](const Source& s, int slot, int64_t i, const int64_t* off) {
+      if (s.constant) return s.value;
+      if (s.input >= 0) return LoadElement(bc.types[s.input], p.data[s.input], off[s.input]);
+      return ws[slot * n + i];
+    };
+    // One pass: ws[dst][i] = f(operands) (or, for a store, the output).
+    auto pass = [&](const Instruction& in) {
+      const Source sa = src[in.a], sb = src[in.b];
+      cpu::Parallel(n, 65536, threads, [&](int64_t begin, int64_t end) {
+        int64_t i = begin;
+        cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
+          for (int64_t k = 0; k < count; ++k, ++i) {
+            const float x = read(sa, in.a, i, off);
+            if (in.op == OpCode::kStore) {
+              const int t = bc.num_inputs + in.dst;
+              StoreElement(bc.types[t], const_cast<void*>(p.data[t]), off[t], x);
+            } else if (IsBinary(in.op)) {
+              ws[in.dst * n + i] = Binary(in.op, x, read(sb, in.b, i, off));
+            } else {
+              ws[in.dst * n + i] = Unary(in.op, x);
+            }
+            for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) off[t] += inner[t];
+          }
+        });
+      });
+    };
+    for (int k = 0; k < bc.num_instructions; ++k) {
+      const Instruction& in = bc.code[k];
+      if (in.op == OpCode::kLoad) {
+        src[in.dst] = Source{in.a, false, 0};
+      } else if (in.op == OpCode::kConst) {
+        src[in.dst] = Source{-1, true, in.value};
+      } else if (in.op != OpCode::kStore) {
+        pass(in);
+        src[in.dst] = Source{};
+      }
+    }
+    // An output that is an input as such is copied to the workspace first: no store may
+    // overwrite an input (in place) that a later store still reads.
+    for (int k = 0; k < bc.num_instructions; ++k) {
+      const Instruction& in = bc.code[k];
+      if (in.op == OpCode::kStore && src[in.a].input >= 0) {
+        Instruction copy;
+        copy.op = OpCode::kCastF32;
+        copy.dst = in.a;
+        copy.a = in.a;
+        pass(copy);
+        src[in.a] = Source{};
+      }
+    }
+    for (int k = 0; k < bc.num_instructions; ++k) {
+      if (bc.code[k].op == OpCode::kStore) pass(bc.code[k]);
+    }
+    return absl::OkStatus();
+  }
+};
+
+class PointwiseCpuInterpreted : public PointwiseCpuBase {
+ public:
+  std::string_view name() const override { return "pointwise_cpu_interpreted"; }
+  ConfigSpace Space(const Workload&, const Target& target) const override {
+    return ConfigSpace().AddInts("threads", ThreadCounts(target)).AddInts("chunk", {4096, 65536, 1048576});
+  }
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+    const Bytecode& bc = c->bytecode;
+    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
+    const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+    const int tensors = bc.num_inputs + bc.num_outputs;
+    cpu::Parallel(bc.numel, a.config.GetInt("chunk", 65536), threads, [&](int64_t begin, int64_t end) {
+      cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
+        for (int64_t k = 0; k < count; ++k) {
+          RunElement(bc, p, off);
+          for (int t = 0; t < tensors; ++t) off[t] += inner[t];
+        }
+      });
+    });
+    return absl::OkStatus();
+  }
+};
+
+OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuUnfused);
+OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuInterpreted);
+
+}  // namespace
+}  // namespace opsched::pointwise

@@ -1,0 +1,38 @@
+// The pointwise op: outputs computed elementwise from named inputs by a small program,
+// with broadcasting (numpy/PyTorch rules, to the outputs' shape), f32 math and f32,
+// f16 or bf16 tensors.
+//   pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr="relu(a+b)*0.5"
+// Canonical form: inputs in name order, then expr (normalised; every output assigned,
+// in name order), shape (the outputs'), and one `name=dtype` attribute per output:
+//   pointwise a=f32[64,1024] b=f32[1024] expr="out=0.5*relu(a+b)" shape=64,1024 out=f32
+// Tensors handed to Run: inputs, then outputs, each in name order.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/close_bound.h"
+#include "core/status.h"
+#include "core/workload.h"
+#include "ops/pointwise/pointwise_bytecode.h"
+#include "ops/pointwise/pointwise_expr.h"
+
+namespace opsched::pointwise {
+
+// What every implementation needs of a canonical workload, built once and cached.
+struct Compiled {
+  Program program;
+  Bytecode bytecode;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+};
+
+// The compiled form of a canonical pointwise workload (cached by workload; thread-safe).
+StatusOr<std::shared_ptr<const Compiled>> CompiledFor(const Workload& canonical);
+
+// The check's tolerance for an output of dtype `out`: |got - want| <= 2 * bound + rounding
+// of the output, where bound is the element's first-order error estimate of f32
+// evaluation (see docs/ops/pointwise.md).
+CloseBound CheckBound(DType out);
+
+}  // namespace opsched::pointwise

@@ -1,0 +1,49 @@
+// The bytecode interpreter's core, header-only and OPSCHED_HD so that the CPU loop and a
+// device kernel (one thread per element, grid-stride) run the very same code:
+//   for each element i: Offsets(bc, i, offsets); RunElement(bc, pointers, offsets);
+#pragma once
+
+#include <cstdint>
+
+#include "ops/pointwise/pointwise_bytecode.h"
+#include "ops/pointwise/pointwise_math.h"
+
+namespace opsched::pointwise {
+
+// The element offset of every tensor (inputs then outputs) for row-major position
+// `linear` of the iteration shape.
+OPSCHED_HD inline void Offsets(const Bytecode& bc, int64_t linear, int64_t* offsets) {
+  const int tensors = bc.num_inputs + bc.num_outputs;
+  for (int t = 0; t < tensors; ++t) offsets[t] = 0;
+  for (int d = bc.rank - 1; d >= 0; --d) {
+    const int64_t c = linear % bc.shape[d];
+    linear /= bc.shape[d];
+    for (int t = 0; t < tensors; ++t) offsets[t] += c * bc.strides[t][d];
+  }
+}
+
+// Runs the program for one element whose per-tensor offsets are given.
+OPSCHED_HD inline void RunElement(const Bytecode& bc, const TensorPointers& p, const int64_t* offsets) {
+  float slot[kMaxSlots];
+  for (int k = 0; k < bc.num_instructions; ++k) {
+    const Instruction in = bc.code[k];
+    switch (in.op) {
+      case OpCode::kLoad:
+        slot[in.dst] = LoadElement(bc.types[in.a], p.data[in.a], offsets[in.a]);
+        break;
+      case OpCode::kConst:
+        slot[in.dst] = in.value;
+        break;
+      case OpCode::kStore: {
+        const int t = bc.num_inputs + in.dst;
+        StoreElement(bc.types[t], const_cast<void*>(p.data[t]), offsets[t], slot[in.a]);
+        break;
+      }
+      default:
+        slot[in.dst] = IsBinary(in.op) ? Binary(in.op, slot[in.a], slot[in.b]) : Unary(in.op, slot[in.a]);
+        break;
+    }
+  }
+}
+
+}  // namespace opsched::pointwise

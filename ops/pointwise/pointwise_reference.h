@@ -1,0 +1,22 @@
+// The float64 reference of a pointwise program: each output's tree evaluated in double
+// per element, with a first-order bound on how far f32 evaluation may stray from it
+// (rounding of every operation, propagated through the later ones by their slopes).
+#pragma once
+
+#include <vector>
+
+#include "core/host_tensor.h"
+#include "ops/pointwise/pointwise_expr.h"
+
+namespace opsched::pointwise {
+
+struct ReferenceValues {
+  std::vector<std::vector<double>> values;  // per output, row-major
+  std::vector<std::vector<double>> bounds;  // per output: the error estimate of f32 math
+};
+
+// `inputs` in p.inputs order; `shape` the outputs' shape.
+ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor>& inputs,
+                                  const Dims& shape, bool with_bounds);
+
+}  // namespace opsched::pointwise

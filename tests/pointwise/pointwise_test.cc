@@ -1,0 +1,295 @@
+// The pointwise op: every CPU implementation against the float64 reference (poisoned
+// outputs, fresh inputs) over broadcasting edge cases, empty and one-element tensors,
+// strided inputs, in place, every dtype and function, the LSTM cell; the Runtime entry;
+// the canonical key of equivalent programs; parse and validation errors with columns.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/format.h"
+#include "ops/pointwise/pointwise_compile.h"
+#include "ops/pointwise/pointwise_def.h"
+#include "opsched/runtime.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/test_util.h"
+#include "tuner/trial.h"
+
+namespace opsched {
+namespace {
+
+using testing::CheckAllImplementations;
+using testing::CheckRuntimeCall;
+
+class PointwiseTest : public ::testing::Test {
+ protected:
+  Workload Canonical(const std::string& line) {
+    StatusOr<Workload> w = registry_.ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return w.ok() ? *w : Workload();
+  }
+  std::string Key(const std::string& line) { return Canonical(line).ToString(); }
+  std::string ErrorOf(const std::string& line) {
+    StatusOr<Workload> w = registry_.ParseCanonical(line);
+    return w.ok() ? "ok: " + w->ToString() : std::string(w.status().message());
+  }
+  // Every implementation that applies, every config, against the reference.
+  Status CheckLine(const std::string& line, bool in_place = false, int* runs_out = nullptr) {
+    TrialOptions options;
+    options.seed = rng_();
+    options.in_place = in_place;
+    int runs = 0;
+    const Workload w = Canonical(line);
+    Status s = Annotate(CheckAllImplementations(registry_, w, target_, options, 8, rng_, &runs), line);
+    if (s.ok() && runs == 0) s = absl::InternalError(line + ": nothing ran");
+    if (runs_out) *runs_out += runs;
+    return s;
+  }
+  bool Applies(const std::string& impl, const std::string& line) {
+    return registry_.FindImplementation(impl)->Applicable(Canonical(line), target_).ok();
+  }
+  const Registry& registry_ = Registry::Global();
+  Target target_ = CpuTarget();
+  std::mt19937_64 rng_{std::random_device{}()};
+};
+
+TEST_F(PointwiseTest, CanonicalLineIsNormalisedAndRoundTrips) {
+  const std::string key = Key("pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"relu(a+b)*0.5\"");
+  EXPECT_EQ(key, "pointwise a=f32[64,1024] b=f32[1024] expr=\"out=0.5*relu(a+b)\" shape=64,1024 out=f32");
+  EXPECT_EQ(Key(key), key);  // the canonical line is itself canonical
+  for (const char* same : {
+           "pointwise b=f32[1024] a=f32[64,1024] out=f32[64,1024] expr=\" ( relu( (b) + a ) ) * 0.50 \"",
+           "pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"out = 5e-1 * f32(relu(b+a))\"",
+           "pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"t=a+b; out=relu(t)*0.5\"",
+       }) {
+    EXPECT_EQ(Key(same), key) << same;
+  }
+  // Commutative chains sort their operands; non-commutative ones keep them.
+  EXPECT_EQ(Key("pointwise a=f32[4] b=f32[4] c=f32[4] o=f32[4] expr=\"c*(b*a) + max(b, a) - min(c,a)\""),
+            Key("pointwise a=f32[4] b=f32[4] c=f32[4] o=f32[4] expr=\"max(a,b) + a*b*c - min(a,c)\""));
+  EXPECT_NE(Key("pointwise a=f32[4] b=f32[4] o=f32[4] expr=\"a-b\""),
+            Key("pointwise a=f32[4] b=f32[4] o=f32[4] expr=\"b-a\""));
+  EXPECT_NE(Key("pointwise a=f32[4] b=f32[4] o=f32[4] expr=\"a/b/a\""),
+            Key("pointwise a=f32[4] b=f32[4] o=f32[4] expr=\"a/(b/a)\""));
+  // Negation folds into constants; double negation vanishes; parentheses stay minimal.
+  EXPECT_EQ(*Canonical("pointwise a=f32[4] o=f32[4] expr=\"--a * -(2) - (a - 1) - -a\"").GetString("expr"),
+            "o=-2*a-(a-1)- -a");
+  // Several outputs, in name order, assigned names inlined.
+  const Workload lstm = Canonical(
+      "pointwise i=f32[50,128] f=f32[50,128] g=f32[50,128] o=f32[50,128] c=f32[50,128] h=f32[50,128] "
+      "c2=f32[50,128] expr=\"c2 = sigmoid(f)*c + sigmoid(i)*tanh(g); h = sigmoid(o)*tanh(c2)\"");
+  EXPECT_EQ(lstm.ToString(),
+            "pointwise c=f32[50,128] f=f32[50,128] g=f32[50,128] i=f32[50,128] o=f32[50,128] "
+            "expr=\"c2=c*sigmoid(f)+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c*sigmoid(f)+sigmoid(i)*tanh(g))\" "
+            "shape=50,128 c2=f32 h=f32");
+}
+
+TEST_F(PointwiseTest, ParseErrorsNameTheColumn) {
+  const std::string ab = "pointwise a=f32[4,8] b=f32[8] out=f32[4,8] expr=";
+  EXPECT_EQ(ErrorOf(ab + "\"foo(a)+b\""), "expr column 1: unknown function 'foo'");
+  EXPECT_EQ(ErrorOf(ab + "\"a + max(b)\""), "expr column 5: max takes 2 arguments, got 1");
+  EXPECT_EQ(ErrorOf(ab + "\"a+b*zz\""), "expr column 5: undefined name 'zz'");
+  EXPECT_EQ(ErrorOf(ab + "\"a+(b\""), "expr column 5: expected ')'");
+  EXPECT_EQ(ErrorOf(ab + "\"a+b)\""), "expr column 4: expected an operator, ';' or the end, got ')'");
+  EXPECT_EQ(ErrorOf(ab + "\"a+1.2.3\""), "expr column 6: expected an operator, ';' or the end, got '.'");
+  EXPECT_EQ(ErrorOf(ab + "\"out=relu(a)\""),
+            "expr column 1: input 'b' is declared but not used (or an output not assigned)");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] b=f32[4] expr=\"a+b\""),
+            "expr column 1: output not assigned: the expression uses every declared tensor (declare an output "
+            "tensor, or write out=...)");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] b=f32[4] o=f32[4] p=f32[4] expr=\"o=a+b; t=a\""),
+            "expr column 8: 't' is assigned but never used and is no declared tensor (declare it to make it an "
+            "output)");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] o=f32[4] expr=\"o=h+a; h=a\""),
+            "expr column 3: 'h' is used before it is assigned");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4,8] b=f32[7] out=f32[4,8] expr=\"relu(a + b)\""),
+            "pointwise: expr column 10: broadcasting shape mismatch: input 'b' [7] does not broadcast to the "
+            "outputs' shape [4,8]");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4,8] b=f32[2,4,8] out=f32[4,8] expr=\"a*b\""),
+            "pointwise: expr column 3: broadcasting shape mismatch: input 'b' [2,4,8] does not broadcast to the "
+            "outputs' shape [4,8]");
+  // Bad lines beyond the program.
+  EXPECT_EQ(ErrorOf("pointwise a=i32[4] out=f32[4] expr=\"a\""), "pointwise: tensor 'a' is i32, expected f32, f16 or bf16");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] out=f32[4] axis=1 expr=\"a\""),
+            "pointwise: unknown attribute 'axis' (expected expr, shape, or an output's dtype: name=f32, f16 or bf16)");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] out=f32[4]"), "pointwise: needs expr=\"...\", the program (e.g. expr=\"relu(a+b)*0.5\")");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] o=f32[4] p=f32[5] expr=\"o=a; p=a\""),
+            "pointwise: output 'p' is f32[5], but the outputs' shape is [4]");
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] o=f32[4]:[2] expr=\"a\""), "pointwise: output 'o' must be contiguous");
+  // Bad input never crashes: deep nesting and huge expansions are refused.
+  EXPECT_EQ(ErrorOf("pointwise a=f32[4] o=f32[4] expr=\"" + std::string(100, '(') + "a" + std::string(100, ')') + "\""),
+            "expr column 66: nested more than 64 deep");
+  std::string doubling = "t0=a";
+  for (int k = 1; k <= 20; ++k) doubling += fmt::format("; t{}=t{}*t{}", k, k - 1, k - 1);
+  EXPECT_THAT(ErrorOf("pointwise a=f32[4] o=f32[4] expr=\"" + doubling + "; o=t20\""),
+              ::testing::MatchesRegex("expr column [0-9]+: 't1[0-9]' expands to more than 4096 nodes"));
+}
+
+TEST_F(PointwiseTest, BytecodeSharesSubexpressionsAndReusesSlots) {
+  const Workload w = Canonical(
+      "pointwise i=f32[50,128] f=f32[50,128] g=f32[50,128] o=f32[50,128] c=f32[50,128] h=f32[50,128] "
+      "c2=f32[50,128] expr=\"c2 = sigmoid(f)*c + sigmoid(i)*tanh(g); h = sigmoid(o)*tanh(c2)\"");
+  auto c = pointwise::CompiledFor(w);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const pointwise::Bytecode& bc = (*c)->bytecode;
+  // 5 loads, 3 sigmoid, 2 tanh, 3 mul, 1 add (c' computed once), 2 stores.
+  EXPECT_EQ(bc.num_instructions, 16) << pointwise::Disassemble(bc, (*c)->program);
+  EXPECT_LE(bc.num_slots, 6);
+  EXPECT_EQ(bc.rank, 1);  // [50,128] merged
+  EXPECT_EQ(bc.numel, 6400);
+  // Broadcast strides: [64,1024] + [1024] keeps two dimensions, the bias's outer stride 0.
+  auto bias = pointwise::CompiledFor(Canonical("pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"a+b\""));
+  ASSERT_TRUE(bias.ok());
+  EXPECT_EQ((*bias)->bytecode.rank, 2);
+  EXPECT_EQ((*bias)->bytecode.strides[1][0], 0);
+  EXPECT_EQ((*bias)->bytecode.strides[1][1], 1);
+}
+
+TEST_F(PointwiseTest, BroadcastingEdgeCases) {
+  for (const char* line : {
+           "pointwise a=f32[3,5] s=f32[1] out=f32[3,5] expr=\"a*s+1\"",                 // scalar-shaped [1]
+           "pointwise a=f32[3,5] s=f32[] out=f32[3,5] expr=\"a-s\"",                     // rank 0
+           "pointwise a=f32[1,1,5] b=f32[3,5] out=f32[2,3,5] expr=\"a/b\"",             // leading 1s, output larger
+           "pointwise a=f32[4,1,6] b=f32[4,5,6] out=f32[4,5,6] expr=\"max(a,b)-min(a,b)\"",  // middle broadcast
+           "pointwise a=f32[4,5,1] b=f32[1,5,6] out=f32[4,5,6] expr=\"a*b\"",           // both broadcast
+           "pointwise a=f32[7] out=f32[3,1,7] expr=\"exp(a)\"",                          // output only expands
+           "pointwise a=f32[0,5] b=f32[5] out=f32[0,5] expr=\"a+b\"",                   // empty
+           "pointwise a=f32[5] b=f32[0,5] out=f32[0,5] expr=\"a+b\"",
+           "pointwise a=f32[1] out=f32[1] expr=\"tanh(a)\"",                             // one element
+           "pointwise a=f32[] b=f32[] out=f32[] expr=\"a*b\"",
+           "pointwise a=f32[4,6]:[1,4] b=f32[6] out=f32[4,6] expr=\"relu(a+b)\"",       // strided (transposed)
+           "pointwise a=f16[3,8]:[16,2] b=f32[3,1]:[5,1] out=bf16[3,8] expr=\"a*b-a\"",  // strided, gaps, mixed
+       }) {
+    OPSCHED_EXPECT_OK(CheckLine(line));
+  }
+}
+
+TEST_F(PointwiseTest, EveryFunctionEveryDtype) {
+  const char* unary[] = {"-a", "neg(a)", "abs(a)", "exp(a)", "log(p)", "sqrt(p)", "rsqrt(p)", "relu(a)",
+                         "gelu(a)", "gelu_tanh(a)", "sigmoid(a)", "tanh(a)", "silu(a)", "f16(a)", "bf16(a)",
+                         "f32(a)", "a+p", "a-p", "a*p", "a/p", "max(a,p)", "min(a,p)", "a*1e-3+0.5"};
+  int runs = 0;
+  for (const char* dtype : {"f32", "f16", "bf16"}) {
+    for (const char* e : unary) {
+      // p feeds log/sqrt/rsqrt/divisors: drawn positive; `+ 0*p` keeps p used.
+      const std::string line = fmt::format(
+          "pointwise a={0}[33,17] p={0}[17] out={0}[33,17] expr=\"out=({1}) + 0*a*p\"", dtype, e);
+      OPSCHED_EXPECT_OK(CheckLine(line, false, &runs));
+    }
+  }
+  // Mixed dtypes: f16 and bf16 inputs, an f32 and a bf16 output.
+  OPSCHED_EXPECT_OK(CheckLine("pointwise a=f16[9,31] b=bf16[31] x=f32[9,31] y=bf16[9,31] "
+                              "expr=\"x=gelu(a*b); y=sigmoid(x)-bf16(a)\"", false, &runs));
+  EXPECT_GT(runs, 69 * 3);
+}
+
+TEST_F(PointwiseTest, LongChainsAndTheKnownChains) {
+  int runs = 0;
+  // A 12-op chain over broadcast inputs.
+  OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[64,257] b=f32[257] c=f32[64,1] out=f32[64,257] "
+                              "expr=\"tanh(sigmoid(a*b+c)*exp(-abs(a)))/sqrt(c*c+1)+max(gelu(b),silu(a))-relu(c)\"",
+                              false, &runs));
+  const std::string lstm = "pointwise i={0}[50,128] f={0}[50,128] g={0}[50,128] o={0}[50,128] c={0}[50,128] "
+                           "h={0}[50,128] c2={0}[50,128] expr=\"c2 = sigmoid(f)*c + sigmoid(i)*tanh(g); h = "
+                           "sigmoid(o)*tanh(c2)\"";
+  const std::string chains[] = {
+      "pointwise a={0}[200,96] b={0}[96] out={0}[200,96] expr=\"relu(a+b)\"",
+      "pointwise a={0}[200,96] b={0}[96] out={0}[200,96] expr=\"gelu(b+a)\"",
+      "pointwise a={0}[200,96] b={0}[96] out={0}[200,96] expr=\"silu(a+b)\"",
+      "pointwise a={0}[200,96] r={0}[200,96] out={0}[200,96] expr=\"a*0.125+r\"",
+      "pointwise a={0}[200,96] r={0}[200,96] s={0}[1] out={0}[200,96] expr=\"r+s*a\"",
+      "pointwise x={0}[300,7] out={0}[300,7] expr=\"gelu(x)\"",
+      "pointwise x={0}[300,7] out={0}[300,7] expr=\"gelu_tanh(x)\"",
+      lstm,
+  };
+  for (const std::string& pattern : chains) {
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      const std::string line = fmt::format(fmt::runtime(pattern), dtype);
+      EXPECT_TRUE(Applies("pointwise_cpu_specialised", line)) << line;
+      OPSCHED_EXPECT_OK(CheckLine(line, false, &runs));
+    }
+  }
+  // Not the chains (or not periodic inputs): the specialised loop declines.
+  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f32[8,1] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f32[4] o=f32[8,4] expr=\"relu(a-b)\""));
+  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f16[4] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4]:[1,8] b=f32[4] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_GT(runs, 24 * 3);
+}
+
+TEST_F(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
+  // The first input by name is shaped like the first output by name.
+  OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[40,33] b=f32[33] a2=f32[40,33] expr=\"a2=relu(a+b)*a\"", true));
+  OPSCHED_EXPECT_OK(CheckLine("pointwise c=bf16[50,64] f=bf16[50,64] g=bf16[50,64] i=bf16[50,64] o=bf16[50,64] "
+                              "c2=bf16[50,64] h=bf16[50,64] expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); "
+                              "h=sigmoid(o)*tanh(c2)\"",
+                              true));
+  OPSCHED_EXPECT_OK(CheckLine("pointwise a=f16[17] a2=f16[17] b=f16[17] c=f16[17] expr=\"a2=a*b; t=a; c=t-b\"", true));
+}
+
+TEST_F(PointwiseTest, TheCheckCatchesAWrongResult) {
+  // The tolerance is tight enough that an error of one f32 ulp per element in a long
+  // chain passes but a wrong function does not: run the right program, check against a
+  // slightly different one.
+  const Workload right = Canonical("pointwise a=f32[64] o=f32[64] expr=\"gelu(a)\"");
+  const Workload wrong = Canonical("pointwise a=f32[64] o=f32[64] expr=\"gelu_tanh(a)\"");
+  TrialOptions options;
+  options.seed = 7;
+  auto trial = Trial::Create(registry_, right, target_, options);
+  ASSERT_TRUE(trial.ok()) << trial.status();
+  const Implementation& impl = *registry_.FindImplementation("pointwise_cpu_interpreted");
+  OPSCHED_ASSERT_OK((*trial)->Run(impl, Config().Set("threads", 1).Set("chunk", 4096)));
+  OPSCHED_EXPECT_OK((*trial)->Check(impl));
+  const OpDef& op = *registry_.FindOp("pointwise");
+  auto ref = op.Reference(wrong, (*trial)->inputs());
+  ASSERT_TRUE(ref.ok());
+  EXPECT_FALSE(op.Check(wrong, (*trial)->inputs(), (*trial)->outputs(), *ref, true, nullptr).ok());
+}
+
+TEST_F(PointwiseTest, RuntimeEntryRunsNamedTensors) {
+  RuntimeOptions o;
+  o.target = target_;
+  o.device_errors = DeviceErrors::kSynchronous;
+  auto rt = Runtime::Create(o);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  Runtime& runtime = **rt;
+  using Tensors = std::vector<Tensor>;
+  const std::string program = "relu(bias + x) * 0.5";
+  for (int call = 0; call < 2; ++call) {  // the second call is served from the cache
+    OPSCHED_ASSERT_OK(CheckRuntimeCall(
+        registry_, target_, Canonical("pointwise x=f32[64,1024] bias=f32[1024] out=f32[64,1024] expr=\"" + program + "\""),
+        [&](const Tensors& t, const Stream& s) {
+          // Canonical order: bias, x, then out; given here in another order.
+          const NamedTensor in[] = {{"x", t[1]}, {"bias", t[0]}};
+          const NamedTensor out[] = {{"out", t[2]}};
+          return runtime.Pointwise(program, in, out, s);
+        }));
+  }
+  const std::string lstm = "c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)";
+  OPSCHED_ASSERT_OK(CheckRuntimeCall(
+      registry_, target_,
+      Canonical("pointwise c=f32[64,256] f=f32[64,256] g=f32[64,256] i=f32[64,256] o=f32[64,256] c2=f32[64,256] "
+                "h=f32[64,256] expr=\"" + lstm + "\""),
+      [&](const Tensors& t, const Stream& s) {
+        const NamedTensor in[] = {{"i", t[3]}, {"f", t[1]}, {"g", t[2]}, {"o", t[4]}, {"c", t[0]}};
+        const NamedTensor out[] = {{"h", t[6]}, {"c2", t[5]}};
+        return runtime.Pointwise(lstm, in, out, s);
+      }));
+  auto d = runtime.Decide(Canonical("pointwise c=f32[64,256] f=f32[64,256] g=f32[64,256] i=f32[64,256] "
+                                    "o=f32[64,256] c2=f32[64,256] h=f32[64,256] expr=\"" + lstm + "\""));
+  ASSERT_TRUE(d.ok()) << d.status();
+  EXPECT_EQ(d->implementation->name(), "pointwise_cpu_specialised");
+  // Errors: a bad program, a wrong shape.
+  HostTensor a(TensorDesc::Contiguous(DType::kF32, {4})), out(TensorDesc::Contiguous(DType::kF32, {5}));
+  auto stream = Stream::Create(Device::Cpu());
+  ASSERT_TRUE(stream.ok());
+  const NamedTensor in[] = {{"a", a.tensor()}};
+  const NamedTensor bad_out[] = {{"out", out.tensor()}};
+  EXPECT_EQ(runtime.Pointwise("relu(a", in, bad_out, *stream).message(), "expr column 7: expected ',' or ')'");
+  EXPECT_EQ(runtime.Pointwise("relu(a)", in, bad_out, *stream).message(),
+            "pointwise: expr column 6: broadcasting shape mismatch: input 'a' [4] does not broadcast to the "
+            "outputs' shape [5]");
+}
+
+}  // namespace
+}  // namespace opsched
