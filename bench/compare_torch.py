@@ -17,6 +17,7 @@ import json
 import math
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -115,7 +116,81 @@ def build_conv(op, tensors, attrs, gen):
     raise ValueError(op)
 
 
+def _maximum(a, b):
+    """max() with a Python number on either side: a clamp (no host-to-device copy)."""
+    if not torch.is_tensor(a):
+        a, b = b, a
+    return torch.maximum(a, b) if torch.is_tensor(b) else torch.clamp(a, min=b)
+
+
+def _minimum(a, b):
+    if not torch.is_tensor(a):
+        a, b = b, a
+    return torch.minimum(a, b) if torch.is_tensor(b) else torch.clamp(a, max=b)
+
+
+_POINTWISE_FUNCTIONS = {
+    "neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt, "relu": torch.relu, "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+    "silu": F.silu, "max": _maximum, "min": _minimum,
+    "f32": lambda x: x.float(), "f16": lambda x: x.half(), "bf16": lambda x: x.bfloat16(),
+}
+
+
+def pointwise_program(tensors, expr):
+    """(input names, output names, fn(**inputs) -> {output: tensor}) of a pointwise program.
+
+    The language is a subset of Python's expressions, so the program becomes a Python
+    function over PyTorch's functions: eagerly one kernel per operation, as a model written
+    in PyTorch runs, or traced whole by torch.compile.
+    """
+    statements = [st.strip() for st in expr.split(";") if st.strip()]
+    declared = set(tensors)
+    assigned = []
+    body = []
+    for st in statements:
+        name, eq, value = st.partition("=")
+        if eq:
+            assigned.append(name.strip())
+            body.append((name.strip(), value.strip()))
+        else:
+            body.append((None, st))
+    if body[0][0] is None:  # one bare expression: assigns the declared tensor it does not use
+        used = set(compile(body[0][1], "<expr>", "eval").co_names)
+        out = [n for n in declared if n not in used]
+        assert len(out) == 1, f"cannot tell the output of {expr!r}"
+        body = [(out[0], body[0][1])]
+        assigned = out
+    outputs = [n for n in assigned if n in declared]
+    inputs = [n for n in tensors if n not in outputs]
+    # Real Python source (not eval at run time), so that torch.compile traces the chain
+    # into one graph instead of breaking on eval.
+    lines = [f"def chain({', '.join(inputs)}):"]
+    lines += [f"    {name} = {value}" for name, value in body]
+    lines.append("    return {" + ", ".join(f"{n!r}: {n}.to(_dtype_{n})" for n in outputs) + "}")
+    scope = dict(_POINTWISE_FUNCTIONS)
+    scope.update({f"_dtype_{n}": DTYPES[tensors[n][0]] for n in outputs})
+    exec("\n".join(lines), scope)
+    fn = scope["chain"]
+    return inputs, outputs, fn
+
+
+def build_pointwise(tensors, attrs, gen, compiled=False):
+    inputs, _, fn = pointwise_program(tensors, attrs["expr"])
+    values = {}
+    for n in inputs:
+        t = tensor(tensors[n], gen, fill=None)
+        t.uniform_(0.1, 2.0, generator=gen)  # opsched's generator draws inputs in this range too
+        values[n] = t
+    if compiled:
+        fn = torch.compile(fn)
+    return lambda: fn(**values)
+
+
 def build(op, tensors, attrs, gen):
+    if op == "pointwise":
+        return build_pointwise(tensors, attrs, gen)
     if op == "scatter":
         return build_scatter(tensors, attrs, gen)
     if op == "reduce":
@@ -196,6 +271,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=50)
     ap.add_argument("--benchmark", choices=["off", "on", "both"], default="off",
                     help="torch.backends.cudnn.benchmark (conv workloads)")
+    ap.add_argument("--compile", action="store_true",
+                    help="pointwise lines: also time torch.compile of the chain (and its compile time)")
     ap.add_argument("--json", help="write the comparison here")
     ap.add_argument("--markdown", help="write a Markdown table here")
     args = ap.parse_args()
@@ -225,16 +302,28 @@ def main():
                 row["torch_us" + suffix] = median_events(fn, flush, args.repeats)
                 row["torch_graph_us" + suffix] = median_graph(fn, flush, args.repeats)
                 row["torch_wall_us" + suffix] = wall_per_call(fn)
+            if op == "pointwise" and args.compile:
+                # torch.compile of the same chain: its steady state, and its compile time
+                # (the first call), which opsched does not have.
+                torch._dynamo.reset()  # a fresh compile per chain (no recompile limit across lines)
+                fn = build_pointwise(tensors, attrs, gen, compiled=True)
+                start = time.perf_counter()
+                fn()
+                torch.cuda.synchronize()
+                row["torch_compile_s"] = time.perf_counter() - start
+                row["torch_compiled_us"] = median_events(fn, flush, args.repeats)
         except Exception as exc:  # a workload PyTorch cannot run is reported, not fatal
             row["error"] = f"{type(exc).__name__}: {exc}"
         e = ours.get(line)
-        if e:
+        if e and any(k.startswith("torch_us") for k in row):
             row["opsched_us"] = e["tuned"]["median_us"]
             row["opsched_wall_us"] = e.get("wall_us", 0)
             row["opsched_implementation"] = f'{e["tuned"]["implementation"]} {e["tuned"]["config"]}'
             torch_best = min(v for k, v in row.items() if k.startswith("torch_us"))
             row["torch_best_us"] = torch_best
             row["speedup"] = torch_best / row["opsched_us"] if row["opsched_us"] > 0 else 0
+            if row.get("torch_compiled_us"):
+                row["speedup_vs_compiled"] = row["torch_compiled_us"] / row["opsched_us"] if row["opsched_us"] > 0 else 0
             row["gbps"] = e.get("gbps", 0)
             row["fraction_of_copy"] = row["gbps"] / copy_gbps if copy_gbps > 0 else 0
         rows.append(row)
@@ -253,6 +342,12 @@ def main():
               f"{(str(round(r['speedup'], 2)) + 'x') if r.get('speedup') else '-':>8} "
               f"{fmt(r.get('opsched_wall_us'))[1:]} {fmt(w)[1:]}  {r['workload'][:90]}"
               + (f"  [{r['error']}]" if "error" in r else ""))
+        if r.get("torch_compiled_us"):
+            vs = r.get("speedup_vs_compiled")
+            print(f"      torch.compile {r['torch_compiled_us']:.2f} us (compiled in {r['torch_compile_s']:.1f} s)"
+                  + (f", opsched {vs:.2f}x of it" if vs else ""))
+        if r.get("fraction_of_copy"):
+            print(f"      opsched {r['gbps']:.0f} GB/s, {100 * r['fraction_of_copy']:.0f}% of copy")
         if r.get("speedup"):
             by_op.setdefault(r["op"], []).append(r["speedup"])
     summary = {op: {"workloads": len(v), "geomean_speedup": geomean(v), "min_speedup": min(v)}

@@ -3,6 +3,8 @@
 // (one pass per operation, an eager framework's way) is the tuner's baseline, never a rule.
 //
 //  priority  implementation              when                                   default config
+//  40        pointwise_cuda_specialised  GPU, the program is a known chain      block=256 vector=4 items=1
+//  35        pointwise_cuda_interpreted  GPU                                    shared=0 block=256 vector=4 (1 when the innermost run is not a multiple of 4) items=1
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
 //  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
@@ -18,6 +20,13 @@ int64_t Elements(const Workload& w) {
   return c.ok() ? (*c)->bytecode.numel : 0;
 }
 
+// The length of the innermost run of the iteration shape (0 when it has no dimension).
+int64_t InnerRun(const Workload& w) {
+  StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::CompiledFor(w);
+  if (!c.ok() || (*c)->bytecode.rank == 0) return 0;
+  return (*c)->bytecode.shape[(*c)->bytecode.rank - 1];
+}
+
 int64_t AllThreads(const Target& t) {
   int64_t threads = 1;
   while (threads * 2 <= t.sm_count) threads *= 2;
@@ -26,7 +35,27 @@ int64_t AllThreads(const Target& t) {
 
 std::unique_ptr<Strategy> MakePointwiseStrategy() {
   std::vector<StrategyRule> rules = {
-      {30, "pointwise_cpu_specialised", "CPU, the program is bias+act, scale+residual, gelu or the lstm cell",
+      {40, "pointwise_cuda_specialised", "GPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
+       [](const Workload& w, const Target& t) {
+         return t.kind == DeviceKind::kCuda && pointwise::SpecialisedChain(w).has_value() && Elements(w) < (int64_t(1) << 32);
+       },
+       [](const Workload&, const Target&) {
+         Config c;
+         c.Set("block", 256);
+         c.Set("vector", 4);
+         c.Set("items", 1);
+         return c;
+       }},
+      {35, "pointwise_cuda_interpreted", "GPU", [](const Workload&, const Target& t) { return t.kind == DeviceKind::kCuda; },
+       [](const Workload& w, const Target&) {
+         Config c;
+         c.Set("block", 256);
+         c.Set("shared", 0);
+         c.Set("vector", InnerRun(w) % 4 == 0 ? 4 : 1);
+         c.Set("items", 1);
+         return c;
+       }},
+      {30, "pointwise_cpu_specialised", "CPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
        [](const Workload& w, const Target& t) { return OnCpu(t) && pointwise::SpecialisedChain(w).has_value(); },
        [](const Workload& w, const Target& t) {
          Config c;

@@ -12,10 +12,7 @@
 #include "strategies/registry.h"
 
 namespace opsched::pointwise {
-namespace {
 
-// Input t's period: element i of the iteration reads element i % period of the input;
-// 0 when the input is not periodic.
 int64_t Period(const Bytecode& bc, int t) {
   int k = bc.rank;
   int64_t contiguous = 1;
@@ -29,9 +26,11 @@ int64_t Period(const Bytecode& bc, int t) {
   return contiguous;
 }
 
+namespace {
+
 Status Legal(const Compiled& c, ChainMatch* match) {
   std::optional<ChainMatch> m = MatchChain(c.program);
-  if (!m) return absl::FailedPreconditionError("the program is none of bias+act, scale+residual, gelu, lstm cell");
+  if (!m) return absl::FailedPreconditionError("the program is none of bias+act, scale+residual, an activation alone, lstm cell");
   const Bytecode& bc = c.bytecode;
   for (int t = 1; t < bc.num_inputs + bc.num_outputs; ++t) {
     if (bc.types[t] != bc.types[0]) return absl::FailedPreconditionError("tensors of several dtypes");
@@ -107,12 +106,18 @@ void RunMatch(const ChainMatch& m, const Bytecode& bc, const TensorPointers& p, 
         RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[3], float (&y)[1]) { y[0] = x[0] * x[1] + x[2]; });
       }
       break;
-    case Chain::kGelu: {
+    case Chain::kActivation: {
       const int roles[1] = {m.role[0]};
-      if (m.act == OpCode::kGelu) {
-        RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[1], float (&y)[1]) { y[0] = Gelu(x[0]); });
-      } else {
-        RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[1], float (&y)[1]) { y[0] = GeluTanh(x[0]); });
+      auto run = [&]<OpCode kAct>() {
+        RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[1], float (&y)[1]) { y[0] = Act<kAct>(x[0]); });
+      };
+      switch (m.act) {
+        case OpCode::kRelu: run.template operator()<OpCode::kRelu>(); break;
+        case OpCode::kGelu: run.template operator()<OpCode::kGelu>(); break;
+        case OpCode::kGeluTanh: run.template operator()<OpCode::kGeluTanh>(); break;
+        case OpCode::kSilu: run.template operator()<OpCode::kSilu>(); break;
+        case OpCode::kSigmoid: run.template operator()<OpCode::kSigmoid>(); break;
+        default: run.template operator()<OpCode::kTanh>(); break;
       }
       break;
     }
@@ -166,8 +171,8 @@ OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuSpecialised);
 
 }  // namespace
 
-// For the strategy: the chain a canonical workload's program is, when the specialised
-// implementation can run it.
+// For the strategy and the GPU implementation: the chain a canonical workload's program
+// is, when the specialised implementations can run it.
 std::optional<ChainMatch> SpecialisedChain(const Workload& canonical) {
   StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(canonical);
   ChainMatch m;

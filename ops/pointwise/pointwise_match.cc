@@ -82,7 +82,7 @@ std::string_view ChainName(Chain c) {
   switch (c) {
     case Chain::kBiasAct: return "bias+act";
     case Chain::kScaleResidual: return "scale+residual";
-    case Chain::kGelu: return "gelu";
+    case Chain::kActivation: return "activation";
     default: return "lstm cell";
   }
 }
@@ -92,11 +92,13 @@ std::optional<ChainMatch> MatchChain(const Program& p) {
   if (p.values.size() != 1) return std::nullopt;
   const Expr& v = p.values[0];
   ChainMatch m;
-  if (IsCallOfLoad(v, OpCode::kGelu) || IsCallOfLoad(v, OpCode::kGeluTanh)) {
-    m.chain = Chain::kGelu;
-    m.act = v.op;
-    m.role[0] = InputIndex(p, v.args[0]);
-    return m;
+  for (OpCode act : {OpCode::kRelu, OpCode::kGelu, OpCode::kGeluTanh, OpCode::kSilu, OpCode::kSigmoid, OpCode::kTanh}) {
+    if (IsCallOfLoad(v, act)) {
+      m.chain = Chain::kActivation;
+      m.act = act;
+      m.role[0] = InputIndex(p, v.args[0]);
+      return m;
+    }
   }
   for (OpCode act : {OpCode::kRelu, OpCode::kGelu, OpCode::kGeluTanh, OpCode::kSilu, OpCode::kSigmoid, OpCode::kTanh}) {
     if (IsCall(v, act) && v.args[0].op == OpCode::kAdd && IsLoad(v.args[0].args[0]) && IsLoad(v.args[0].args[1])) {

@@ -21,8 +21,14 @@ namespace {
 using testing::CheckAllImplementations;
 using testing::CheckRuntimeCall;
 
-class PointwiseTest : public ::testing::Test {
+class PointwiseTest : public ::testing::TestWithParam<DeviceKind> {
  protected:
+  void SetUp() override {
+    if (GetParam() != DeviceKind::kCpu) OPSCHED_REQUIRE_GPU();
+    target_ = GetParam() == DeviceKind::kCpu ? CpuTarget() : *QueryTarget(Device{gpu::BackendKind(), 0});
+  }
+  bool OnCpu() const { return GetParam() == DeviceKind::kCpu; }
+  std::string Specialised() const { return OnCpu() ? "pointwise_cpu_specialised" : "pointwise_cuda_specialised"; }
   Workload Canonical(const std::string& line) {
     StatusOr<Workload> w = registry_.ParseCanonical(line);
     EXPECT_TRUE(w.ok()) << line << ": " << w.status();
@@ -49,11 +55,11 @@ class PointwiseTest : public ::testing::Test {
     return registry_.FindImplementation(impl)->Applicable(Canonical(line), target_).ok();
   }
   const Registry& registry_ = Registry::Global();
-  Target target_ = CpuTarget();
+  Target target_;
   std::mt19937_64 rng_{std::random_device{}()};
 };
 
-TEST_F(PointwiseTest, CanonicalLineIsNormalisedAndRoundTrips) {
+TEST_P(PointwiseTest, CanonicalLineIsNormalisedAndRoundTrips) {
   const std::string key = Key("pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"relu(a+b)*0.5\"");
   EXPECT_EQ(key, "pointwise a=f32[64,1024] b=f32[1024] expr=\"out=0.5*relu(a+b)\" shape=64,1024 out=f32");
   EXPECT_EQ(Key(key), key);  // the canonical line is itself canonical
@@ -84,7 +90,7 @@ TEST_F(PointwiseTest, CanonicalLineIsNormalisedAndRoundTrips) {
             "shape=50,128 c2=f32 h=f32");
 }
 
-TEST_F(PointwiseTest, ParseErrorsNameTheColumn) {
+TEST_P(PointwiseTest, ParseErrorsNameTheColumn) {
   const std::string ab = "pointwise a=f32[4,8] b=f32[8] out=f32[4,8] expr=";
   EXPECT_EQ(ErrorOf(ab + "\"foo(a)+b\""), "expr column 1: unknown function 'foo'");
   EXPECT_EQ(ErrorOf(ab + "\"a + max(b)\""), "expr column 5: max takes 2 arguments, got 1");
@@ -125,7 +131,7 @@ TEST_F(PointwiseTest, ParseErrorsNameTheColumn) {
               ::testing::MatchesRegex("expr column [0-9]+: 't1[0-9]' expands to more than 4096 nodes"));
 }
 
-TEST_F(PointwiseTest, BytecodeSharesSubexpressionsAndReusesSlots) {
+TEST_P(PointwiseTest, BytecodeSharesSubexpressionsAndReusesSlots) {
   const Workload w = Canonical(
       "pointwise i=f32[50,128] f=f32[50,128] g=f32[50,128] o=f32[50,128] c=f32[50,128] h=f32[50,128] "
       "c2=f32[50,128] expr=\"c2 = sigmoid(f)*c + sigmoid(i)*tanh(g); h = sigmoid(o)*tanh(c2)\"");
@@ -145,7 +151,7 @@ TEST_F(PointwiseTest, BytecodeSharesSubexpressionsAndReusesSlots) {
   EXPECT_EQ((*bias)->bytecode.strides[1][1], 1);
 }
 
-TEST_F(PointwiseTest, BroadcastingEdgeCases) {
+TEST_P(PointwiseTest, BroadcastingEdgeCases) {
   for (const char* line : {
            "pointwise a=f32[3,5] s=f32[1] out=f32[3,5] expr=\"a*s+1\"",                 // scalar-shaped [1]
            "pointwise a=f32[3,5] s=f32[] out=f32[3,5] expr=\"a-s\"",                     // rank 0
@@ -164,7 +170,7 @@ TEST_F(PointwiseTest, BroadcastingEdgeCases) {
   }
 }
 
-TEST_F(PointwiseTest, EveryFunctionEveryDtype) {
+TEST_P(PointwiseTest, EveryFunctionEveryDtype) {
   const char* unary[] = {"-a", "neg(a)", "abs(a)", "exp(a)", "log(p)", "sqrt(p)", "rsqrt(p)", "relu(a)",
                          "gelu(a)", "gelu_tanh(a)", "sigmoid(a)", "tanh(a)", "silu(a)", "f16(a)", "bf16(a)",
                          "f32(a)", "a+p", "a-p", "a*p", "a/p", "max(a,p)", "min(a,p)", "a*1e-3+0.5"};
@@ -183,7 +189,7 @@ TEST_F(PointwiseTest, EveryFunctionEveryDtype) {
   EXPECT_GT(runs, 69 * 3);
 }
 
-TEST_F(PointwiseTest, LongChainsAndTheKnownChains) {
+TEST_P(PointwiseTest, LongChainsAndTheKnownChains) {
   int runs = 0;
   // A 12-op chain over broadcast inputs.
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[64,257] b=f32[257] c=f32[64,1] out=f32[64,257] "
@@ -200,24 +206,26 @@ TEST_F(PointwiseTest, LongChainsAndTheKnownChains) {
       "pointwise a={0}[200,96] r={0}[200,96] s={0}[1] out={0}[200,96] expr=\"r+s*a\"",
       "pointwise x={0}[300,7] out={0}[300,7] expr=\"gelu(x)\"",
       "pointwise x={0}[300,7] out={0}[300,7] expr=\"gelu_tanh(x)\"",
+      "pointwise x={0}[300,8] out={0}[300,8] expr=\"silu(x)\"",
+      "pointwise x={0}[300,8] out={0}[300,8] expr=\"relu(x)\"",
       lstm,
   };
   for (const std::string& pattern : chains) {
     for (const char* dtype : {"f32", "f16", "bf16"}) {
       const std::string line = fmt::format(fmt::runtime(pattern), dtype);
-      EXPECT_TRUE(Applies("pointwise_cpu_specialised", line)) << line;
+      EXPECT_TRUE(Applies(Specialised(), line)) << line;
       OPSCHED_EXPECT_OK(CheckLine(line, false, &runs));
     }
   }
   // Not the chains (or not periodic inputs): the specialised loop declines.
-  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f32[8,1] o=f32[8,4] expr=\"relu(a+b)\""));
-  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f32[4] o=f32[8,4] expr=\"relu(a-b)\""));
-  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4] b=f16[4] o=f32[8,4] expr=\"relu(a+b)\""));
-  EXPECT_FALSE(Applies("pointwise_cpu_specialised", "pointwise a=f32[8,4]:[1,8] b=f32[4] o=f32[8,4] expr=\"relu(a+b)\""));
-  EXPECT_GT(runs, 24 * 3);
+  EXPECT_FALSE(Applies(Specialised(), "pointwise a=f32[8,4] b=f32[8,1] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_FALSE(Applies(Specialised(), "pointwise a=f32[8,4] b=f32[4] o=f32[8,4] expr=\"relu(a-b)\""));
+  EXPECT_FALSE(Applies(Specialised(), "pointwise a=f32[8,4] b=f16[4] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_FALSE(Applies(Specialised(), "pointwise a=f32[8,4]:[1,8] b=f32[4] o=f32[8,4] expr=\"relu(a+b)\""));
+  EXPECT_GT(runs, 30 * 3);
 }
 
-TEST_F(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
+TEST_P(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
   // The first input by name is shaped like the first output by name.
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[40,33] b=f32[33] a2=f32[40,33] expr=\"a2=relu(a+b)*a\"", true));
   OPSCHED_EXPECT_OK(CheckLine("pointwise c=bf16[50,64] f=bf16[50,64] g=bf16[50,64] i=bf16[50,64] o=bf16[50,64] "
@@ -227,7 +235,8 @@ TEST_F(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f16[17] a2=f16[17] b=f16[17] c=f16[17] expr=\"a2=a*b; t=a; c=t-b\"", true));
 }
 
-TEST_F(PointwiseTest, TheCheckCatchesAWrongResult) {
+TEST_P(PointwiseTest, TheCheckCatchesAWrongResult) {
+  if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
   // The tolerance is tight enough that an error of one f32 ulp per element in a long
   // chain passes but a wrong function does not: run the right program, check against a
   // slightly different one.
@@ -246,7 +255,7 @@ TEST_F(PointwiseTest, TheCheckCatchesAWrongResult) {
   EXPECT_FALSE(op.Check(wrong, (*trial)->inputs(), (*trial)->outputs(), *ref, true, nullptr).ok());
 }
 
-TEST_F(PointwiseTest, RuntimeEntryRunsNamedTensors) {
+TEST_P(PointwiseTest, RuntimeEntryRunsNamedTensors) {
   RuntimeOptions o;
   o.target = target_;
   o.device_errors = DeviceErrors::kSynchronous;
@@ -278,7 +287,8 @@ TEST_F(PointwiseTest, RuntimeEntryRunsNamedTensors) {
   auto d = runtime.Decide(Canonical("pointwise c=f32[64,256] f=f32[64,256] g=f32[64,256] i=f32[64,256] "
                                     "o=f32[64,256] c2=f32[64,256] h=f32[64,256] expr=\"" + lstm + "\""));
   ASSERT_TRUE(d.ok()) << d.status();
-  EXPECT_EQ(d->implementation->name(), "pointwise_cpu_specialised");
+  EXPECT_EQ(d->implementation->name(), Specialised());
+  if (!OnCpu()) return;
   // Errors: a bad program, a wrong shape.
   HostTensor a(TensorDesc::Contiguous(DType::kF32, {4})), out(TensorDesc::Contiguous(DType::kF32, {5}));
   auto stream = Stream::Create(Device::Cpu());
@@ -290,6 +300,9 @@ TEST_F(PointwiseTest, RuntimeEntryRunsNamedTensors) {
             "pointwise: expr column 6: broadcasting shape mismatch: input 'a' [4] does not broadcast to the "
             "outputs' shape [5]");
 }
+
+INSTANTIATE_TEST_SUITE_P(Devices, PointwiseTest, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
+                         [](const auto& info) { return std::string(DeviceKindName(info.param)); });
 
 }  // namespace
 }  // namespace opsched

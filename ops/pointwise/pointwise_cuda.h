@@ -1,0 +1,57 @@
+// Pointwise kernels on the GPU (CUDA, and a HIP compile check). Launchers queue work on
+// a stream and return the launch error; none synchronises the host.
+//   LaunchInterpreted  one prebuilt kernel running the bytecode (pointwise_bytecode.h).
+//                      Private slots: each thread takes `vector` consecutive elements at
+//                      a time (16-byte loads and stores where a tensor is contiguous there
+//                      and aligned, a broadcast input read once), `items` such groups per
+//                      grid step. Shared slots: a block runs each instruction over a tile
+//                      of block * vector elements kept in shared memory. Grid-stride over
+//                      the iteration space either way.
+//   LaunchChain        templated kernels for the chains of pointwise_match.h: no bytecode,
+//                      every input periodic in the row-major output order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/gpu/portability.h"
+#include "ops/pointwise/pointwise_bytecode.h"
+
+namespace opsched::pointwise::gpu_kernels {
+
+struct LaunchConfig {
+  int block = 256;
+  int vector = 4;  // 1, 2, 4 or 8 consecutive elements per thread and group
+  int items = 1;   // groups per thread and grid step
+  // The interpreter's slots: false, private arrays of each thread (V lanes wide); true, a
+  // shared-memory tile of block * vector elements (vector elements per thread, strided).
+  bool shared_slots = false;
+};
+
+// The shared-memory tile's size; at most kMaxTileSharedBytes (no opt-in beyond 48 KiB).
+inline constexpr size_t kMaxTileSharedBytes = 48 * 1024;
+size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c);
+
+// Whether `vector` consecutive elements stay within one run of the innermost dimension.
+bool VectorFits(const Bytecode& bc, int vector);
+gpuError_t LaunchInterpreted(const Bytecode& bc, const TensorPointers& p, const LaunchConfig& c,
+                             gpuStream_t stream);
+
+// The chains (numbering shared with pointwise_cuda_impls.cc).
+enum class ChainKind : int { kBiasAct = 0, kScaleResidual = 1, kScaleResidualConst = 2, kActivation = 3, kLstmCell = 4 };
+
+struct ChainArgs {
+  ChainKind kind = ChainKind::kActivation;
+  OpCode act = OpCode::kGelu;  // kBiasAct, kActivation
+  ElementType type = ElementType::kF32;  // of every tensor
+  int inputs = 0;                        // in role order (pointwise_match.h)
+  int outputs = 0;                       // kLstmCell: c' then h
+  const void* in[5] = {};
+  void* out[2] = {};
+  int64_t period[5] = {};  // element i reads in[k][i % period[k]]
+  float constant = 0;      // kScaleResidualConst's scale
+  int64_t numel = 0;
+};
+gpuError_t LaunchChain(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream);
+
+}  // namespace opsched::pointwise::gpu_kernels

@@ -1,0 +1,92 @@
+// Device helpers shared by the pointwise kernels: packed (vector) loads and stores of
+// `V` consecutive elements of any element type, falling back to single elements where
+// the address is not aligned for the pack.
+#pragma once
+
+#include <cstdint>
+
+#include "core/gpu/portability.h"
+#include "ops/pointwise/pointwise_math.h"
+
+namespace opsched::pointwise::gpu_kernels {
+
+// V consecutive storage elements, aligned for one load of up to 16 bytes.
+template <typename S, int V>
+struct alignas(sizeof(S) * V > 16 ? 16 : sizeof(S) * V) Pack {
+  S v[V];
+};
+
+template <typename S, int V>
+__device__ inline bool Aligned(const void* p) {
+  return (reinterpret_cast<uintptr_t>(p) % alignof(Pack<S, V>)) == 0;
+}
+
+template <int V>
+__device__ inline void LoadRun(ElementType type, const void* base, int64_t offset, int64_t step, float* x) {
+  if (step == 0) {
+    const float v = LoadElement(type, base, offset);
+#pragma unroll
+    for (int e = 0; e < V; ++e) x[e] = v;
+    return;
+  }
+  if (V > 1 && step == 1) {
+    if (type == ElementType::kF32) {
+      const float* p = static_cast<const float*>(base) + offset;
+      if (Aligned<float, V>(p)) {
+        const Pack<float, V> q = *reinterpret_cast<const Pack<float, V>*>(p);
+#pragma unroll
+        for (int e = 0; e < V; ++e) x[e] = q.v[e];
+        return;
+      }
+    } else {
+      const uint16_t* p = static_cast<const uint16_t*>(base) + offset;
+      if (Aligned<uint16_t, V>(p)) {
+        const Pack<uint16_t, V> q = *reinterpret_cast<const Pack<uint16_t, V>*>(p);
+#pragma unroll
+        for (int e = 0; e < V; ++e) x[e] = type == ElementType::kF16 ? HalfToFloat(q.v[e]) : Bf16ToFloat(q.v[e]);
+        return;
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e) x[e] = LoadElement(type, base, offset + e * step);
+}
+
+// Stores V consecutive elements (outputs are contiguous).
+template <int V>
+__device__ inline void StoreRun(ElementType type, void* base, int64_t offset, const float* y) {
+  if (V > 1) {
+    if (type == ElementType::kF32) {
+      float* p = static_cast<float*>(base) + offset;
+      if (Aligned<float, V>(p)) {
+        Pack<float, V> q;
+#pragma unroll
+        for (int e = 0; e < V; ++e) q.v[e] = y[e];
+        *reinterpret_cast<Pack<float, V>*>(p) = q;
+        return;
+      }
+    } else {
+      uint16_t* p = static_cast<uint16_t*>(base) + offset;
+      if (Aligned<uint16_t, V>(p)) {
+        Pack<uint16_t, V> q;
+#pragma unroll
+        for (int e = 0; e < V; ++e) q.v[e] = type == ElementType::kF16 ? FloatToHalf(y[e]) : FloatToBf16(y[e]);
+        *reinterpret_cast<Pack<uint16_t, V>*>(p) = q;
+        return;
+      }
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < V; ++e) StoreElement(type, base, offset + e, y[e]);
+}
+
+// Blocks for `work` units of `per_block` each, at most 16 waves of 2048 threads per SM
+// (grid-stride loops take the rest).
+inline unsigned GridFor(int64_t work, int64_t per_block) {
+  int64_t blocks = (work + per_block - 1) / per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > (int64_t(1) << 20)) blocks = int64_t(1) << 20;
+  return static_cast<unsigned>(blocks);
+}
+
+}  // namespace opsched::pointwise::gpu_kernels

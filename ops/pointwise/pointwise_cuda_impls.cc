@@ -1,0 +1,257 @@
+// The GPU pointwise implementations (CUDA; the kernels also compile for HIP):
+//   pointwise_cuda_unfused      one kernel per operation, intermediates in f32 workspace
+//                               buffers (one per bytecode slot), then one per output: how an
+//                               eager framework runs the chain; each kernel is the
+//                               interpreter running a one-operation program.
+//   pointwise_cuda_interpreted  one launch of the prebuilt bytecode interpreter.
+//   pointwise_cuda_specialised  one launch of the chain's templated kernel (pointwise_match.h).
+// Knobs: block (threads), vector (elements per thread at a time), items (groups per
+// thread and grid step), and for the interpreter where its slots live (shared).
+#include "core/format.h"
+#include "core/gpu/gpu_status.h"
+#include "ops/pointwise/pointwise_cuda.h"
+#include "ops/pointwise/pointwise_def.h"
+#include "ops/pointwise/pointwise_match.h"
+#include "ops/pointwise/pointwise_math.h"
+#include "strategies/registry.h"
+
+namespace opsched::pointwise {
+namespace {
+
+namespace k = gpu_kernels;
+
+gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+
+k::LaunchConfig LaunchConfigOf(const Config& c) {
+  return k::LaunchConfig{static_cast<int>(c.GetInt("block", 256)), static_cast<int>(c.GetInt("vector", 4)),
+                         static_cast<int>(c.GetInt("items", 1)), c.GetInt("shared", 0) != 0};
+}
+
+TensorPointers PointersOf(const RunArgs& a, const Bytecode& bc) {
+  TensorPointers p;
+  for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) p.data[t] = a.tensors[t].data;
+  return p;
+}
+
+class PointwiseGpu : public Implementation {
+ public:
+  std::string_view op() const override { return "pointwise"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {.deterministic = true, .in_place = true}; }
+  Status Applicable(const Workload& w, const Target&) const override { return CompiledFor(w).status(); }
+
+ protected:
+  Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
+};
+
+class PointwiseCudaInterpreted : public PointwiseGpu {
+ public:
+  std::string_view name() const override { return "pointwise_cuda_interpreted"; }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    const Bytecode bc = c.ok() ? (*c)->bytecode : Bytecode{};
+    return ConfigSpace()
+        .AddInts("shared", {0, 1})
+        .AddInts("block", {128, 256, 512})
+        .AddInts("vector", {1, 2, 4, 8})
+        .AddInts("items", {1, 2, 4})
+        .Constrain("private slots: vector within the innermost run",
+                   [bc](const Config& cfg) {
+                     return cfg.GetInt("shared", 0) != 0 || k::VectorFits(bc, static_cast<int>(cfg.GetInt("vector", 1)));
+                   })
+        .Constrain("shared slots: the tile within 48 KiB",
+                   [bc](const Config& cfg) { return cfg.GetInt("shared", 0) == 0 || k::TileSharedBytes(bc, LaunchConfigOf(cfg)) <= k::kMaxTileSharedBytes; });
+  }
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+    return Launched(k::LaunchInterpreted(c->bytecode, PointersOf(a, c->bytecode), LaunchConfigOf(a.config),
+                                         StreamOf(a)));
+  }
+};
+
+class PointwiseCudaSpecialised : public PointwiseGpu {
+ public:
+  std::string_view name() const override { return "pointwise_cuda_specialised"; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    if (!SpecialisedChain(w)) {
+      return absl::FailedPreconditionError(
+          "not one of bias+act, scale+residual, an activation alone, lstm cell over one dtype with periodic inputs");
+    }
+    if (c->bytecode.numel >= (int64_t(1) << 32)) {
+      return absl::InvalidArgumentError("the chain kernels index elements in 32 bits");
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override {
+    return ConfigSpace().AddInts("block", {128, 256, 512, 1024}).AddInts("vector", {1, 4, 8}).AddInts("items", {1, 2, 4});
+  }
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+    const std::optional<ChainMatch> m = SpecialisedChain(a.workload);
+    if (!m) return absl::FailedPreconditionError("the program is not a specialised chain");
+    const Bytecode& bc = c->bytecode;
+    k::ChainArgs args;
+    args.act = m->act;
+    args.type = bc.types[0];
+    args.numel = bc.numel;
+    int roles[5] = {m->role[0], m->role[1], m->role[2], m->role[3], m->role[4]};
+    switch (m->chain) {
+      case Chain::kBiasAct: args.kind = k::ChainKind::kBiasAct; args.inputs = 2; break;
+      case Chain::kActivation: args.kind = k::ChainKind::kActivation; args.inputs = 1; break;
+      case Chain::kLstmCell: args.kind = k::ChainKind::kLstmCell; args.inputs = 5; break;
+      case Chain::kScaleResidual:
+        if (m->role[1] < 0) {
+          args.kind = k::ChainKind::kScaleResidualConst;
+          args.constant = m->constant;
+          args.inputs = 2;
+          roles[1] = m->role[2];
+        } else {
+          args.kind = k::ChainKind::kScaleResidual;
+          args.inputs = 3;
+        }
+        break;
+    }
+    for (int i = 0; i < args.inputs; ++i) {
+      args.in[i] = a.tensors[roles[i]].data;
+      args.period[i] = Period(bc, roles[i]);
+    }
+    if (m->chain == Chain::kLstmCell) {
+      args.outputs = 2;
+      args.out[0] = a.tensors[bc.num_inputs + m->c_out].data;
+      args.out[1] = a.tensors[bc.num_inputs + m->h_out].data;
+    } else {
+      args.outputs = 1;
+      args.out[0] = a.tensors[bc.num_inputs].data;
+    }
+    return Launched(k::LaunchChain(args, LaunchConfigOf(a.config), StreamOf(a)));
+  }
+};
+
+class PointwiseCudaUnfused : public PointwiseGpu {
+ public:
+  std::string_view name() const override { return "pointwise_cuda_unfused"; }
+  ConfigSpace Space(const Workload&, const Target&) const override {
+    return ConfigSpace().AddInts("block", {256, 512}).AddInts("vector", {1, 4});
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    if (!c.ok()) return 0;
+    return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
+  }
+
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+    const Bytecode& bc = c->bytecode;
+    const int64_t n = bc.numel;
+    if (n == 0) return absl::OkStatus();
+    if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {
+      return absl::InternalError("pointwise_cuda_unfused: workspace too small");
+    }
+    float* ws = static_cast<float*>(a.workspace);
+    const TensorPointers all = PointersOf(a, bc);
+    const k::LaunchConfig launch = LaunchConfigOf(a.config);
+    // Where each slot's value lives now: an input (loads are not copied), a constant, or
+    // the slot's workspace buffer (f32, contiguous over the iteration shape).
+    struct Source {
+      int input = -1;
+      bool constant = false;
+      float value = 0;
+    };
+    Source src[kMaxSlots];
+    int64_t contiguous[kMaxRank] = {};
+    for (int d = bc.rank - 1; d >= 0; --d) contiguous[d] = d == bc.rank - 1 ? 1 : contiguous[d + 1] * bc.shape[d + 1];
+    // One kernel: `out` (a slot's buffer, or output `output`) = op(operands).
+    auto pass = [&](OpCode op, int dst_slot, int output, int slot_a, int slot_b) -> Status {
+      Bytecode node;
+      node.rank = bc.rank;
+      node.numel = n;
+      for (int d = 0; d < bc.rank; ++d) node.shape[d] = bc.shape[d];
+      TensorPointers p;
+      int code = 0;
+      auto operand = [&](int slot, int reg) {
+        const Source& s = src[slot];
+        Instruction in;
+        in.dst = static_cast<uint8_t>(reg);
+        if (s.constant) {
+          in.op = OpCode::kConst;
+          in.value = s.value;
+        } else {
+          const int t = node.num_inputs++;
+          in.op = OpCode::kLoad;
+          in.a = static_cast<uint8_t>(t);
+          if (s.input >= 0) {
+            node.types[t] = bc.types[s.input];
+            for (int d = 0; d < bc.rank; ++d) node.strides[t][d] = bc.strides[s.input][d];
+            p.data[t] = all.data[s.input];
+          } else {
+            node.types[t] = ElementType::kF32;
+            for (int d = 0; d < bc.rank; ++d) node.strides[t][d] = contiguous[d];
+            p.data[t] = ws + static_cast<int64_t>(slot) * n;
+          }
+        }
+        node.code[code++] = in;
+      };
+      operand(slot_a, 0);
+      if (IsBinary(op)) operand(slot_b, 1);
+      if (op != OpCode::kStore) {
+        Instruction in;
+        in.op = op;
+        in.dst = 0;
+        in.a = 0;
+        in.b = 1;
+        node.code[code++] = in;
+      }
+      const int t = node.num_inputs;
+      node.num_outputs = 1;
+      for (int d = 0; d < bc.rank; ++d) node.strides[t][d] = contiguous[d];
+      if (output >= 0) {
+        node.types[t] = bc.types[bc.num_inputs + output];
+        p.data[t] = all.data[bc.num_inputs + output];
+      } else {
+        node.types[t] = ElementType::kF32;
+        p.data[t] = ws + static_cast<int64_t>(dst_slot) * n;
+      }
+      Instruction store;
+      store.op = OpCode::kStore;
+      store.dst = 0;
+      store.a = 0;
+      node.code[code++] = store;
+      node.num_instructions = code;
+      node.num_slots = 2;
+      return Launched(k::LaunchInterpreted(node, p, launch, StreamOf(a)));
+    };
+    for (int i = 0; i < bc.num_instructions; ++i) {
+      const Instruction& in = bc.code[i];
+      if (in.op == OpCode::kLoad) {
+        src[in.dst] = Source{in.a, false, 0};
+      } else if (in.op == OpCode::kConst) {
+        src[in.dst] = Source{-1, true, in.value};
+      } else if (in.op != OpCode::kStore) {
+        OPSCHED_RETURN_IF_ERROR(pass(in.op, in.dst, -1, in.a, in.b));
+        src[in.dst] = Source{};
+      }
+    }
+    // An output that is an input as such is copied to the workspace first: no store may
+    // overwrite an input (in place) that a later store still reads.
+    for (int i = 0; i < bc.num_instructions; ++i) {
+      const Instruction& in = bc.code[i];
+      if (in.op == OpCode::kStore && src[in.a].input >= 0) {
+        OPSCHED_RETURN_IF_ERROR(pass(OpCode::kCastF32, in.a, -1, in.a, 0));
+        src[in.a] = Source{};
+      }
+    }
+    for (int i = 0; i < bc.num_instructions; ++i) {
+      const Instruction& in = bc.code[i];
+      if (in.op == OpCode::kStore) OPSCHED_RETURN_IF_ERROR(pass(OpCode::kStore, -1, in.dst, in.a, 0));
+    }
+    return absl::OkStatus();
+  }
+};
+
+OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaUnfused);
+OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaInterpreted);
+OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaSpecialised);
+
+}  // namespace
+}  // namespace opsched::pointwise
