@@ -3,6 +3,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include "records/validate.h"
+
 namespace opsched::records {
 namespace {
 
@@ -52,7 +54,9 @@ bool SummarizeRecord(std::string_view payload, RecordSummary* out) {
     } else if (field == 3 && delimited) {
       ok = ReadBytesView(in, &out->target);
     } else if (field == 4 && delimited) {
-      ok = ReadBytesView(in, &out->implementation);
+      // Every occurrence of a string field must be UTF-8, as protobuf's full parse
+      // demands, not only the last one that is kept.
+      ok = ReadBytesView(in, &out->implementation) && IsValidUtf8(out->implementation);
     } else if (field == 5 && delimited) {
       ok = ReadBytesView(in, &out->config);
     } else if (field == 6 && delimited) {
@@ -62,7 +66,7 @@ bool SummarizeRecord(std::string_view payload, RecordSummary* out) {
       ok = in.ReadVarint32(&status);
       out->status = static_cast<int>(status);
     } else if (field == 8 && delimited) {
-      ok = ReadBytesView(in, &out->message);
+      ok = ReadBytesView(in, &out->message) && IsValidUtf8(out->message);
     } else if (field == 9 && delimited) {
       ok = ReadBytesView(in, &out->provenance);
     } else if (field == 10 && varint) {

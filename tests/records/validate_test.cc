@@ -170,6 +170,32 @@ TEST(ValidateTest, ATagBeyond32BitsIsRefusedByEveryReader) {
   EXPECT_EQ(scan.unparsable, 1);
 }
 
+TEST(ValidateTest, AnEarlierInvalidUtf8OccurrenceOfAStringFieldIsRefusedByEveryReader) {
+  // A fuzzing finding (the 10^7-run campaign): a string field written twice, the first
+  // time not UTF-8. Protobuf's parser refuses the record; the loader's skim kept only
+  // the last occurrence, checked that one and indexed the record.
+  for (const char tag : {'\x22', '\x42'}) {  // field 4 (implementation), field 8 (message)
+    Record r = Good();
+    r.set_message("a valid message");
+    const std::string payload = std::string(1, tag) + "\x02\xc3\x28" + r.SerializeAsString();
+    Record parsed;
+    EXPECT_EQ(ParseValidRecord(payload, &parsed).code(), StatusCode::kDataLoss) << int(tag);
+    const std::string path = TempPath("utf8-twice.log");
+    std::remove(path.c_str());
+    {
+      auto writer = LogWriter::Open(path);
+      ASSERT_TRUE(writer.ok());
+      OPSCHED_ASSERT_OK((*writer)->AppendPayload(payload));
+      OPSCHED_ASSERT_OK((*writer)->AppendPayload(Good(7).SerializeAsString()));
+    }
+    Database db;
+    LogScan scan;
+    OPSCHED_ASSERT_OK(db.Load(path, &scan));
+    EXPECT_EQ(db.size(), 1u) << int(tag);
+    EXPECT_EQ(scan.unparsable, 1) << int(tag);
+  }
+}
+
 TEST(ValidateTest, InvalidUtf8IsRefusedByEveryReader) {
   for (int field : {4, 8}) {
     Record r = Good();
