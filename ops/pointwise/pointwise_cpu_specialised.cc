@@ -78,6 +78,20 @@ float Act(float v) {
   return Unary(kAct, v);
 }
 
+// Calls run.operator()<act>() with the chain's activation as a template argument (one
+// instantiation per activation of pointwise_match.h).
+template <typename Run>
+void WithAct(OpCode act, Run& run) {
+  switch (act) {
+    case OpCode::kRelu: run.template operator()<OpCode::kRelu>(); break;
+    case OpCode::kGelu: run.template operator()<OpCode::kGelu>(); break;
+    case OpCode::kGeluTanh: run.template operator()<OpCode::kGeluTanh>(); break;
+    case OpCode::kSilu: run.template operator()<OpCode::kSilu>(); break;
+    case OpCode::kSigmoid: run.template operator()<OpCode::kSigmoid>(); break;
+    default: run.template operator()<OpCode::kTanh>(); break;
+  }
+}
+
 template <typename T>
 void RunMatch(const ChainMatch& m, const Bytecode& bc, const TensorPointers& p, int threads) {
   switch (m.chain) {
@@ -86,14 +100,7 @@ void RunMatch(const ChainMatch& m, const Bytecode& bc, const TensorPointers& p, 
       auto run = [&]<OpCode kAct>() {
         RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[2], float (&y)[1]) { y[0] = Act<kAct>(x[0] + x[1]); });
       };
-      switch (m.act) {
-        case OpCode::kRelu: run.template operator()<OpCode::kRelu>(); break;
-        case OpCode::kGelu: run.template operator()<OpCode::kGelu>(); break;
-        case OpCode::kGeluTanh: run.template operator()<OpCode::kGeluTanh>(); break;
-        case OpCode::kSilu: run.template operator()<OpCode::kSilu>(); break;
-        case OpCode::kSigmoid: run.template operator()<OpCode::kSigmoid>(); break;
-        default: run.template operator()<OpCode::kTanh>(); break;
-      }
+      WithAct(m.act, run);
       break;
     }
     case Chain::kScaleResidual:
@@ -111,14 +118,7 @@ void RunMatch(const ChainMatch& m, const Bytecode& bc, const TensorPointers& p, 
       auto run = [&]<OpCode kAct>() {
         RunChain<T>(bc, p, roles, {0}, threads, [](const float (&x)[1], float (&y)[1]) { y[0] = Act<kAct>(x[0]); });
       };
-      switch (m.act) {
-        case OpCode::kRelu: run.template operator()<OpCode::kRelu>(); break;
-        case OpCode::kGelu: run.template operator()<OpCode::kGelu>(); break;
-        case OpCode::kGeluTanh: run.template operator()<OpCode::kGeluTanh>(); break;
-        case OpCode::kSilu: run.template operator()<OpCode::kSilu>(); break;
-        case OpCode::kSigmoid: run.template operator()<OpCode::kSigmoid>(); break;
-        default: run.template operator()<OpCode::kTanh>(); break;
-      }
+      WithAct(m.act, run);
       break;
     }
     case Chain::kLstmCell: {
