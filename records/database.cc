@@ -148,28 +148,17 @@ void Database::UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey 
 
 Status Database::Index(std::string_view payload, uint32_t source, uint64_t offset) {
   // Accepts exactly what ParseValidRecord accepts, without parsing every record in full:
-  // workloads, targets and configs are parsed and validated once per distinct encoding;
-  // the rest of each record is skimmed, and its small parts parsed.
-  // The wire structure is checked by protobuf's own parser (into a message without
-  // fields: every field unknown), so that a payload a full parse refuses (a tag of more
-  // than 32 bits, say) is refused here too.
+  // the same skim checks the wire structure and the outcome; workloads, targets and
+  // configs are parsed and validated once per distinct encoding.
   RecordSummary r;
-  if (!SummarizeRecord(payload, &r) ||
-      !structure_.ParseFromArray(payload.data(), static_cast<int>(payload.size())) ||
-      !stats_.ParseFromArray(r.stats.data(), static_cast<int>(r.stats.size())) ||
-      !provenance_.ParseFromArray(r.provenance.data(), static_cast<int>(r.provenance.size())) ||
-      !IsValidUtf8(r.implementation) || !IsValidUtf8(r.message)) {
-    return absl::DataLossError("not a Record encoding");
-  }
-  OPSCHED_RETURN_IF_ERROR(ValidateOutcome(RecordOutcome{r.format_version, r.implementation, r.status,
-                                                        &stats_, r.workspace_bytes, r.attempt}));
+  OPSCHED_RETURN_IF_ERROR(skimmer_.Skim(payload, &r));
   OPSCHED_ASSIGN_OR_RETURN(uint32_t workload, InternWorkload(r.workload));
   OPSCHED_ASSIGN_OR_RETURN(uint32_t target, InternTarget(r.target));
   OPSCHED_ASSIGN_OR_RETURN(uint32_t config, InternConfig(r.config));
   const auto status = static_cast<RecordStatus>(r.status);
   const uint32_t index = static_cast<uint32_t>(entries_.size());
   entries_.push_back(RecordEntry{workload, target, InternImplementation(r.implementation), config,
-                                 static_cast<float>(stats_.median_us()), status, source, r.attempt,
+                                 static_cast<float>(skimmer_.stats().median_us()), status, source, r.attempt,
                                  offset});
   const uint64_t wl = workloads_[workload]->hash;
   const TargetKey& key = targets_[target].key;

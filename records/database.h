@@ -16,16 +16,14 @@
 #include <string>
 #include <vector>
 
-#include <google/protobuf/empty.pb.h>
-
 #include "absl/container/flat_hash_map.h"
 #include "core/config.h"
 #include "core/status.h"
 #include "core/target.h"
 #include "core/workload.h"
 #include "records/log_reader.h"
-#include "records/record_summary.h"
 #include "records/records.pb.h"
+#include "records/validate.h"
 
 namespace opsched::records {
 
@@ -164,9 +162,7 @@ class Database {
   absl::flat_hash_map<PairKey, std::vector<uint32_t>> by_pair_;
   std::vector<std::unique_ptr<LogReader>> sources_;
   std::vector<Record> live_;
-  google::protobuf::Empty structure_;  // reused by Index
-  StatsProto stats_;                   // reused by Index
-  ProvenanceProto provenance_;         // reused by Index
+  RecordSkimmer skimmer_;  // reused by Index
 };
 
 // The family of a workload: op, tensor names, dtypes, ranks and layouts, attributes —

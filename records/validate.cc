@@ -109,13 +109,21 @@ Status ValidateOutcome(const RecordOutcome& o) {
   return absl::OkStatus();
 }
 
+namespace {
+
+Status ValidateParts(const Record& r) {
+  OPSCHED_RETURN_IF_ERROR(ValidateWorkload(r.workload(), nullptr));
+  OPSCHED_RETURN_IF_ERROR(ValidateTarget(r.target(), nullptr));
+  return ValidateConfig(r.config(), nullptr);
+}
+
+}  // namespace
+
 Status ValidateRecord(const Record& r) {
   OPSCHED_RETURN_IF_ERROR(ValidateOutcome(RecordOutcome{r.format_version(), r.implementation(),
                                                         r.status(), &r.stats(),
                                                         r.workspace_bytes(), r.attempt()}));
-  OPSCHED_RETURN_IF_ERROR(ValidateWorkload(r.workload(), nullptr));
-  OPSCHED_RETURN_IF_ERROR(ValidateTarget(r.target(), nullptr));
-  return ValidateConfig(r.config(), nullptr);
+  return ValidateParts(r);
 }
 
 bool IsValidUtf8(std::string_view text) {
@@ -123,13 +131,26 @@ bool IsValidUtf8(std::string_view text) {
                                                              static_cast<int>(text.size()));
 }
 
-Status ParseValidRecord(std::string_view payload, Record* record) {
-  RecordSummary summary;  // refuses repeated sub-messages, as the database loader does
-  if (!SummarizeRecord(payload, &summary) ||
-      !record->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+Status RecordSkimmer::Skim(std::string_view payload, RecordSummary* out) {
+  if (!SummarizeRecord(payload, out) ||
+      !structure_.ParseFromArray(payload.data(), static_cast<int>(payload.size())) ||
+      !stats_.ParseFromArray(out->stats.data(), static_cast<int>(out->stats.size())) ||
+      !provenance_.ParseFromArray(out->provenance.data(), static_cast<int>(out->provenance.size())) ||
+      !IsValidUtf8(out->implementation) || !IsValidUtf8(out->message)) {
     return absl::DataLossError("not a Record encoding");
   }
-  return ValidateRecord(*record);
+  return ValidateOutcome(RecordOutcome{out->format_version, out->implementation, out->status,
+                                       &stats_, out->workspace_bytes, out->attempt});
+}
+
+Status ParseValidRecord(std::string_view payload, Record* record) {
+  RecordSkimmer skimmer;
+  RecordSummary summary;
+  OPSCHED_RETURN_IF_ERROR(skimmer.Skim(payload, &summary));
+  if (!record->ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return absl::DataLossError("not a Record encoding");
+  }
+  return ValidateParts(*record);
 }
 
 }  // namespace opsched::records

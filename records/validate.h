@@ -16,6 +16,8 @@
 //   not negative; workspace bytes and the attempt count are not negative.
 #pragma once
 
+#include <google/protobuf/empty.pb.h>
+
 #include <cstdint>
 #include <string_view>
 
@@ -23,6 +25,7 @@
 #include "core/status.h"
 #include "core/target.h"
 #include "core/workload.h"
+#include "records/record_summary.h"
 #include "records/records.pb.h"
 
 namespace opsched::records {
@@ -47,6 +50,25 @@ Status ValidateOutcome(const RecordOutcome& outcome);
 Status ValidateRecord(const Record& record);
 // Whether `text` is valid UTF-8 as protobuf's parser judges string fields.
 bool IsValidUtf8(std::string_view text);
+
+// The checks of a serialized record that need no workload, target or config parsed: the
+// wire structure as protobuf's full parse judges it (DataLoss when it is not a Record
+// encoding, or holds a sub-message twice), UTF-8 string fields, and ValidateOutcome.
+// ParseValidRecord starts with it; the database loader calls it for every record and
+// validates each distinct workload, target and config encoding once, so both accept
+// exactly the same records. Reuses its scratch messages across calls.
+class RecordSkimmer {
+ public:
+  // On success `out` views `payload`, and stats() holds the parsed stats.
+  Status Skim(std::string_view payload, RecordSummary* out);
+  const StatsProto& stats() const { return stats_; }
+
+ private:
+  google::protobuf::Empty structure_;  // every field unknown: protobuf checks the wire form
+  StatsProto stats_;
+  ProvenanceProto provenance_;
+};
+
 // Parses a serialized Record (DataLoss when it is not one) and validates it.
 Status ParseValidRecord(std::string_view payload, Record* record);
 
