@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import sys
 import threading
 
 from opsched import _lib
@@ -71,7 +72,10 @@ class Runtime:
             self._handle = None
 
     def __del__(self):
-        self.close()
+        # At interpreter exit the GPU runtime may already be torn down (torch's atexit):
+        # the process is ending anyway, so the runtime is left to it.
+        if not sys.is_finalizing():
+            self.close()
 
     def __repr__(self):
         return f"opsched.Runtime({device_name(self.device)}, records={self.records})"
