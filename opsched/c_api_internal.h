@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "core/stream.h"
 #include "core/tensor.h"
 #include "opsched/c_api.h"
 #include "opsched/runtime.h"
@@ -42,6 +43,9 @@ opsched_status Guard(std::string_view what, Body&& body) noexcept {
 
 // The runtime of a handle, or InvalidArgument when it is null.
 StatusOr<Runtime*> RuntimeOf(const opsched_runtime* handle, std::string_view what);
+
+// The caller's native stream on the runtime's device (the CPU has none).
+Stream StreamOf(const Runtime& runtime, void* native);
 
 // The device of a C device kind and index.
 StatusOr<Device> DeviceFromC(int32_t device_type, int32_t device_index);

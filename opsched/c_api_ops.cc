@@ -7,16 +7,11 @@
 
 using opsched::capi::Guard;
 using opsched::capi::RuntimeOf;
+using opsched::capi::StreamOf;
 using opsched::capi::TensorFromC;
 
 namespace opsched::capi {
 namespace {
-
-// The caller's native stream on the runtime's device (the CPU has none).
-Stream StreamOf(const Runtime& rt, void* native) {
-  const Device device = rt.target().device();
-  return Stream::Wrap(device, device.is_cpu() ? nullptr : native);
-}
 
 // `value` as an enum with values 0..last, or InvalidArgument naming `what`.
 template <typename Enum>
@@ -55,7 +50,6 @@ StatusOr<Conv2dParams> ParamsFromC(const opsched_conv2d_params* given, std::stri
 
 using opsched::capi::EnumFromC;
 using opsched::capi::ParamsFromC;
-using opsched::capi::StreamOf;
 
 extern "C" {
 

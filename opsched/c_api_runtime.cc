@@ -130,8 +130,7 @@ const char* opsched_runtime_model_error(const opsched_runtime* runtime) {
 opsched_status opsched_synchronize(opsched_runtime* runtime, void* stream) {
   return Guard("synchronize", [&]() -> opsched::Status {
     OPSCHED_ASSIGN_OR_RETURN(opsched::Runtime* rt, opsched::capi::RuntimeOf(runtime, "synchronize"));
-    const opsched::Device device = rt->target().device();
-    return rt->Synchronize(opsched::Stream::Wrap(device, device.is_cpu() ? nullptr : stream));
+    return rt->Synchronize(opsched::capi::StreamOf(*rt, stream));
   });
 }
 

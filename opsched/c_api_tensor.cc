@@ -1,4 +1,4 @@
-// C tensors and devices into opsched's own, checked: a caller's mistake becomes an
+// C tensors, devices and streams into opsched's own, checked: a caller's mistake becomes an
 // InvalidArgument that names the op and tensor, never a crash.
 #include "core/format.h"
 #include "opsched/c_api_internal.h"
@@ -10,6 +10,11 @@ StatusOr<Runtime*> RuntimeOf(const opsched_runtime* handle, std::string_view wha
     return absl::InvalidArgumentError(fmt::format("{}: the runtime is null", what));
   }
   return handle->runtime.get();
+}
+
+Stream StreamOf(const Runtime& runtime, void* native) {
+  const Device device = runtime.target().device();
+  return Stream::Wrap(device, device.is_cpu() ? nullptr : native);
 }
 
 StatusOr<Device> DeviceFromC(int32_t device_type, int32_t device_index) {
