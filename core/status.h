@@ -19,7 +19,7 @@ inline std::string_view Message(const Status& status) {
   return std::string_view(status.message().data(), status.message().size());
 }
 
-// Returns `status` with `context: ` prefixed to its message (code kept).
+// Returns `status` with `context: ` prefixed to its message (code and payloads kept).
 Status Annotate(const Status& status, std::string_view context);
 
 }  // namespace opsched

@@ -16,7 +16,17 @@ packages=(
   make
   hipcc libamdhip64-dev librocprim-dev  # HIP compile check of the GPU kernels
   libopenmpi-dev openmpi-bin           # tuning over several hosts (opsched tune --mpi)
+  python3-numpy python3-pip            # the Python package's tests (//python:python_test)
 )
+
+# The Python package's tests need numpy in whichever python3 is first on PATH: Debian's
+# has python3-numpy; another interpreter (pyenv, a venv) gets it from pip.
+ensure_numpy() {
+  python3 -c 'import numpy' 2>/dev/null && return 0
+  echo "setup: installing numpy for $(command -v python3) with pip"
+  python3 -m pip install --quiet --user --break-system-packages numpy 2>/dev/null ||
+    python3 -m pip install --quiet numpy
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -24,6 +34,7 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
+  ensure_numpy
   exit 0
 fi
 sudo=""
@@ -35,3 +46,4 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+ensure_numpy

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/data_error.h"
+
 namespace opsched {
 namespace {
 
@@ -47,6 +49,13 @@ TEST(StatusTest, AnnotateKeepsCodeAndPrefixesContext) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "scatter: index 7 out of range");
   EXPECT_TRUE(Annotate(absl::OkStatus(), "ignored").ok());
+}
+
+TEST(StatusTest, AnnotateKeepsADataErrorADataError) {
+  const Status s = Annotate(MarkDataError(absl::InvalidArgumentError("index 7 out of range")), "scatter_cpu");
+  EXPECT_TRUE(IsDataError(s));
+  EXPECT_EQ(s.message(), "scatter_cpu: index 7 out of range");
+  EXPECT_FALSE(IsDataError(Annotate(absl::InvalidArgumentError("x"), "y")));
 }
 
 }  // namespace
