@@ -8,6 +8,8 @@
 # OUT/lib       non-system shared libraries (protobuf, abseil, XGBoost, fmt, spdlog, ...)
 # OUT/run       runs a bundled binary with OUT/lib on the library path
 # OUT/run_tests runs every bundled test (GPU tests run for real where a GPU is present)
+# OUT/python    the Python package (python/), using OUT/lib/libopsched.so (the C API)
+# OUT/run_python_tests  runs its tests (numpy; torch and CUDA where present)
 # OUT.tgz       the same folder compressed (a third of the size, for copying to a GPU host)
 #
 # The GPU host needs only the NVIDIA driver, the CUDA runtime libraries, cuBLAS and
@@ -19,7 +21,7 @@ out="${1:-.bundle}"
 tests=$(bazel query 'kind(cc_test, //tests/...)' 2>/dev/null)
 benches=$(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null)
 # shellcheck disable=SC2086
-bazel build //tools:opsched $tests $benches
+bazel build //tools:opsched //opsched:libopsched.so $tests $benches
 
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
@@ -30,9 +32,14 @@ for label in //tools:opsched $tests $benches; do
   strip --strip-unneeded "$out/bin/$(basename "${path/://}")"
 done
 
+cp "$bindir/opsched/libopsched.so" "$out/lib/"
+strip --strip-unneeded "$out/lib/libopsched.so"
+cp -r python "$out/python"
+rm -rf "$out"/python/opsched/__pycache__ "$out"/python/tests/__pycache__
+
 # Libraries the host provides: the C runtime, the GPU driver and the vendor libraries.
 system='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcuda\.|libcudnn|libcublas|libnvidia)'
-for bin in "$out"/bin/*; do
+for bin in "$out"/bin/* "$out/lib/libopsched.so"; do
   ldd "$bin" | awk '/=> \//{print $1" "$3}' | while read -r name file; do
     if ! [[ "$name" =~ $system ]] && [ ! -e "$out/lib/$name" ]; then
       cp -L "$file" "$out/lib/$name"
@@ -95,7 +102,16 @@ for t in "$here"/bin/*_test; do
 done
 exit $failed
 RUN
-chmod +x "$out/run" "$out/run_tests"
+cat > "$out/run_python_tests" <<'RUN'
+#!/usr/bin/env bash
+# Runs the Python package's tests over the bundled libopsched.so: numpy on the CPU, and
+# torch tensors on the GPU where torch and a GPU are present (else they skip, saying why).
+here="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+export OPSCHED_LIBRARY="$here/lib/libopsched.so"
+cd "$here/python" && exec python3 -m unittest discover -s tests -p 'test_*.py' -v "$@"
+RUN
+chmod +x "$out/run" "$out/run_tests" "$out/run_python_tests"
 echo "bundle in $out: $(ls "$out/bin" | wc -l) binaries, $(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1)"
 tar czf "$out.tgz" "$out"
 echo "compressed: $out.tgz, $(du -sh "$out.tgz" | cut -f1)"
