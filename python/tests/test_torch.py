@@ -139,20 +139,17 @@ class TorchCpuTest(TorchCases, unittest.TestCase):
 class TorchCudaTest(TorchCases, unittest.TestCase):
     device = "cuda"
 
-    # Known gap, measured on an H100 (2026-11-23): the call returns only once the stream
-    # is idle, even after a warm-up call on that stream, so something on the path still
-    # waits for the host (issue "prepared execution": Prepare/Run without host syncs).
-    # An unexpected success fails the run, so this is noticed when it is fixed.
-    @unittest.expectedFailure
     def test_runs_on_the_current_stream_without_host_sync(self):
         x = self.rand(1 << 20)
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
-            # The first call on a stream grows that stream's workspace, and growing it
-            # synchronises the stream (opsched/workspace.cc; issue "prepared execution"
-            # removes that): the steady state is what must not wait.
-            opsched.sum(x, 0)
+            # Warm-ups, since first calls wait for the stream: opsched's first call on a
+            # stream grows that stream's workspace, which synchronises it
+            # (opsched/workspace.cc; issue "prepared execution" removes that), and
+            # torch's first multiplication loads its kernel (CUDA lazy loading), which
+            # waited 53 ms on an H100. The steady state is what must not wait.
+            opsched.sum(x * 2, 0)
             torch.cuda._sleep(100_000_000)  # keeps the side stream busy for a while
             doubled = x * 2                 # ready only once the side stream gets there
             y = opsched.sum(doubled, 0)     # must run after it, on the side stream
