@@ -135,8 +135,8 @@ Status RecordSkimmer::Skim(std::string_view payload, RecordSummary* out) {
   if (!SummarizeRecord(payload, out) ||
       !structure_.ParseFromArray(payload.data(), static_cast<int>(payload.size())) ||
       !stats_.ParseFromArray(out->stats.data(), static_cast<int>(out->stats.size())) ||
-      !provenance_.ParseFromArray(out->provenance.data(), static_cast<int>(out->provenance.size())) ||
-      !IsValidUtf8(out->implementation) || !IsValidUtf8(out->message)) {
+      !provenance_.ParseFromArray(out->provenance.data(), static_cast<int>(out->provenance.size()))) {
+    // (SummarizeRecord has checked every occurrence of the string fields for UTF-8.)
     return absl::DataLossError("not a Record encoding");
   }
   return ValidateOutcome(RecordOutcome{out->format_version, out->implementation, out->status,

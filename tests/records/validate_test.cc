@@ -149,6 +149,29 @@ TEST(ValidateTest, RepeatedSubMessagesAreRefusedByEveryReader) {
   EXPECT_EQ(scan.unparsable, 1);
 }
 
+// Loads a log of `payload` followed by a good record: what the loader kept, and its scan.
+struct Loaded {
+  size_t records = 0;
+  LogScan scan;
+};
+Loaded LoadBeforeAGoodRecord(const std::string& payload, const std::string& name) {
+  const std::string path = TempPath(name);
+  std::remove(path.c_str());
+  Loaded loaded;
+  {
+    auto writer = LogWriter::Open(path);
+    EXPECT_TRUE(writer.ok()) << writer.status();
+    if (!writer.ok()) return loaded;
+    EXPECT_TRUE((*writer)->AppendPayload(payload).ok());
+    EXPECT_TRUE((*writer)->AppendPayload(Good(7).SerializeAsString()).ok());
+  }
+  Database db;
+  const Status st = db.Load(path, &loaded.scan);
+  EXPECT_TRUE(st.ok()) << st;
+  loaded.records = db.size();
+  return loaded;
+}
+
 TEST(ValidateTest, ATagBeyond32BitsIsRefusedByEveryReader) {
   // A fuzzing finding: the loader's wire-format skim read a 9-byte field tag (truncating
   // it to 32 bits) and kept the record, which protobuf's parser — verify, export,
@@ -156,18 +179,9 @@ TEST(ValidateTest, ATagBeyond32BitsIsRefusedByEveryReader) {
   const std::string payload = Good().SerializeAsString() + std::string("\xd5\xc3\xf5\xf4\xf5\xf8\x9d\x93\x6f") + "ck_x";
   Record parsed;
   EXPECT_EQ(ParseValidRecord(payload, &parsed).code(), StatusCode::kDataLoss);
-  const std::string path = TempPath("tag.log");
-  {
-    auto writer = LogWriter::Open(path);
-    ASSERT_TRUE(writer.ok());
-    OPSCHED_ASSERT_OK((*writer)->AppendPayload(payload));
-    OPSCHED_ASSERT_OK((*writer)->AppendPayload(Good(7).SerializeAsString()));
-  }
-  Database db;
-  LogScan scan;
-  OPSCHED_ASSERT_OK(db.Load(path, &scan));
-  EXPECT_EQ(db.size(), 1u);
-  EXPECT_EQ(scan.unparsable, 1);
+  const Loaded loaded = LoadBeforeAGoodRecord(payload, "tag.log");
+  EXPECT_EQ(loaded.records, 1u);
+  EXPECT_EQ(loaded.scan.unparsable, 1);
 }
 
 TEST(ValidateTest, AnEarlierInvalidUtf8OccurrenceOfAStringFieldIsRefusedByEveryReader) {
@@ -180,19 +194,9 @@ TEST(ValidateTest, AnEarlierInvalidUtf8OccurrenceOfAStringFieldIsRefusedByEveryR
     const std::string payload = std::string(1, tag) + "\x02\xc3\x28" + r.SerializeAsString();
     Record parsed;
     EXPECT_EQ(ParseValidRecord(payload, &parsed).code(), StatusCode::kDataLoss) << int(tag);
-    const std::string path = TempPath("utf8-twice.log");
-    std::remove(path.c_str());
-    {
-      auto writer = LogWriter::Open(path);
-      ASSERT_TRUE(writer.ok());
-      OPSCHED_ASSERT_OK((*writer)->AppendPayload(payload));
-      OPSCHED_ASSERT_OK((*writer)->AppendPayload(Good(7).SerializeAsString()));
-    }
-    Database db;
-    LogScan scan;
-    OPSCHED_ASSERT_OK(db.Load(path, &scan));
-    EXPECT_EQ(db.size(), 1u) << int(tag);
-    EXPECT_EQ(scan.unparsable, 1) << int(tag);
+    const Loaded loaded = LoadBeforeAGoodRecord(payload, "utf8-twice.log");
+    EXPECT_EQ(loaded.records, 1u) << int(tag);
+    EXPECT_EQ(loaded.scan.unparsable, 1) << int(tag);
   }
 }
 
