@@ -3,6 +3,7 @@
 // this thread's last error, and the conversion of C tensors into Tensors.
 #pragma once
 
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
@@ -39,6 +40,25 @@ opsched_status Guard(std::string_view what, Body&& body) noexcept {
   } catch (...) {
     return Finish(absl::InternalError(std::string(what) + ": unexpected exception"));
   }
+}
+
+// A caller's versioned option struct (its first field `struct_size`): a copy of `given`'s
+// fields up to its struct_size, the rest as `init` sets them (all of them when `given` is
+// null). A struct_size below `min_size` or beyond this version's is InvalidArgument,
+// "PREFIX struct_size N is not that of any version (call INIT_NAME)".
+template <typename T>
+StatusOr<T> ReadVersioned(const T* given, void (*init)(T*), size_t min_size, std::string_view prefix,
+                          std::string_view init_name) {
+  T out;
+  init(&out);
+  if (given == nullptr) return out;
+  if (given->struct_size < min_size || given->struct_size > sizeof(T)) {
+    return absl::InvalidArgumentError(std::string(prefix) + " struct_size " + std::to_string(given->struct_size) +
+                                      " is not that of any version (call " + std::string(init_name) + ")");
+  }
+  std::memcpy(&out, given, given->struct_size);
+  out.struct_size = sizeof(T);
+  return out;
 }
 
 // The runtime of a handle, or InvalidArgument when it is null.

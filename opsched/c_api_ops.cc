@@ -23,16 +23,9 @@ StatusOr<Enum> EnumFromC(int32_t value, int32_t last, std::string_view what) {
 }
 
 StatusOr<Conv2dParams> ParamsFromC(const opsched_conv2d_params* given, std::string_view what) {
-  opsched_conv2d_params p;
-  opsched_conv2d_params_init(&p);
-  if (given != nullptr) {
-    if (given->struct_size < sizeof(size_t) || given->struct_size > sizeof(p)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: params struct_size {} is not that of any version (call opsched_conv2d_params_init)", what,
-          given->struct_size));
-    }
-    std::memcpy(&p, given, given->struct_size);
-  }
+  OPSCHED_ASSIGN_OR_RETURN(const opsched_conv2d_params p,
+                           ReadVersioned(given, opsched_conv2d_params_init, sizeof(size_t),
+                                         fmt::format("{}: params", what), "opsched_conv2d_params_init"));
   Conv2dParams out;
   for (int i = 0; i < 2; ++i) {
     out.stride[i] = p.stride[i];

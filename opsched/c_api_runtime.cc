@@ -13,22 +13,6 @@ using opsched::capi::Guard;
 namespace opsched::capi {
 namespace {
 
-// The fields of a caller's options up to its struct_size; the rest keep their defaults.
-StatusOr<opsched_runtime_options> ReadOptions(const opsched_runtime_options* given) {
-  opsched_runtime_options o;
-  opsched_runtime_options_init(&o);
-  if (given == nullptr) return o;
-  if (given->struct_size < offsetof(opsched_runtime_options, device_type) ||
-      given->struct_size > sizeof(o)) {
-    return absl::InvalidArgumentError(fmt::format(
-        "runtime options: struct_size {} is not that of any version (call opsched_runtime_options_init)",
-        given->struct_size));
-  }
-  std::memcpy(&o, given, given->struct_size);
-  o.struct_size = sizeof(o);
-  return o;
-}
-
 StatusOr<RuntimeOptions> ToRuntimeOptions(const opsched_runtime_options& o) {
   RuntimeOptions options;
   if (o.device_type != -1) {
@@ -84,7 +68,10 @@ opsched_status opsched_runtime_create(const opsched_runtime_options* options, op
   return Guard("runtime create", [&]() -> opsched::Status {
     if (runtime == nullptr) return absl::InvalidArgumentError("runtime create: the result pointer is null");
     *runtime = nullptr;
-    OPSCHED_ASSIGN_OR_RETURN(const opsched_runtime_options o, opsched::capi::ReadOptions(options));
+    OPSCHED_ASSIGN_OR_RETURN(const opsched_runtime_options o,
+                             opsched::capi::ReadVersioned(options, opsched_runtime_options_init,
+                                                          offsetof(opsched_runtime_options, device_type),
+                                                          "runtime options:", "opsched_runtime_options_init"));
     OPSCHED_ASSIGN_OR_RETURN(opsched::RuntimeOptions converted, opsched::capi::ToRuntimeOptions(o));
     OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<opsched::Runtime> created,
                              opsched::Runtime::Create(std::move(converted)));

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the Python package's tests against the library given (bazel test //python:python_test).
+# Runs the Python package's tests against the library given (bazel test //python:python_test;
+# the bundle's run_python_tests): run_tests.sh LIBRARY [UNITTEST ARGS...].
 # A library built with --config=asan needs the sanitizer runtimes loaded before Python
 # itself; the interpreter's own allocations are left out of leak checking.
 set -euo pipefail
@@ -15,4 +16,4 @@ if [ -n "$asan" ]; then
   echo "run_tests: sanitized library; preloading $LD_PRELOAD"
 fi
 python3 -c 'import numpy' 2>/dev/null || { echo "run_tests: numpy is missing (tools/setup.sh installs it)" >&2; exit 1; }
-exec python3 -m unittest discover -s tests -p 'test_*.py' -v
+exec python3 -m unittest discover -s tests -p 'test_*.py' -v "${@:2}"

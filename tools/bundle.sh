@@ -108,8 +108,7 @@ cat > "$out/run_python_tests" <<'RUN'
 # torch tensors on the GPU where torch and a GPU are present (else they skip, saying why).
 here="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-export OPSCHED_LIBRARY="$here/lib/libopsched.so"
-cd "$here/python" && exec python3 -m unittest discover -s tests -p 'test_*.py' -v "$@"
+exec "$here/python/run_tests.sh" "$here/lib/libopsched.so" "$@"
 RUN
 chmod +x "$out/run" "$out/run_tests" "$out/run_python_tests"
 echo "bundle in $out: $(ls "$out/bin" | wc -l) binaries, $(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1)"

@@ -243,18 +243,24 @@ def empty_like(view_, shape, dtype):
                 "allocate outputs with NumPy, PyTorch or CuPy only; pass out=")
 
 
+def _library_stream(kind, device):
+    """The current stream of CUDA `device` in torch or CuPy (`kind`), None for others."""
+    if kind == "torch":
+        import torch
+        return torch.cuda.current_stream(device[1]).cuda_stream or None
+    if kind == "cupy":
+        import cupy
+        with cupy.cuda.Device(device[1]):
+            return cupy.cuda.get_current_stream().ptr or None
+    return None
+
+
 def current_stream(view_):
     """The stream work on `view_` goes on: torch's or CuPy's current stream, else the
     default stream (None)."""
     if view_.device[0] == _lib.CPU:
         return None
-    if view_.kind == "torch":
-        import torch
-        return torch.cuda.current_stream(view_.array.device).cuda_stream or None
-    if view_.kind == "cupy":
-        import cupy
-        return cupy.cuda.get_current_stream().ptr or None
-    return None
+    return _library_stream(view_.kind, view_.device)
 
 
 def device_guard(view_):
@@ -277,9 +283,7 @@ def framework_stream(device):
     if "torch" in sys.modules:
         import torch
         if torch.cuda.is_available():
-            return torch.cuda.current_stream(device[1]).cuda_stream or None
+            return _library_stream("torch", device)
     if "cupy" in sys.modules:
-        import cupy
-        with cupy.cuda.Device(device[1]):
-            return cupy.cuda.get_current_stream().ptr or None
+        return _library_stream("cupy", device)
     return None

@@ -114,8 +114,7 @@ def scatter_(input, dim, index, src, reduce=None, *, runtime=None, stream=None):
 
 
 def _reduce(op, x, dim, keepdim, dtype, out, runtime, stream):
-    name = f"{op}"
-    v = view(x, f"{name}: x")
+    v = view(x, f"{op}: x")
     rank = len(v.shape)
     if dim is None:
         axes = list(range(rank))
@@ -126,12 +125,12 @@ def _reduce(op, x, dim, keepdim, dtype, out, runtime, stream):
     normalised = []
     for a in axes:
         if a < -max(rank, 1) or a >= max(rank, 1):
-            raise InvalidArgumentError(f"{name}: dim {a} is out of range for rank {rank}")
+            raise InvalidArgumentError(f"{op}: dim {a} is out of range for rank {rank}")
         normalised.append(a % rank if rank else 0)
     shape = [d if k not in normalised else 1 for k, d in enumerate(v.shape) if keepdim or k not in normalised]
-    out_dtype = v.dtype if dtype is None else _choice(_DTYPES, str(dtype).replace("torch.", ""), f"{name}: dtype")
-    y = _output(name, out, v, shape, out_dtype, "out")
-    _same_device(name, [v, y])
+    out_dtype = v.dtype if dtype is None else _choice(_DTYPES, str(dtype).replace("torch.", ""), f"{op}: dtype")
+    y = _output(op, out, v, shape, out_dtype, "out")
+    _same_device(op, [v, y])
     rt = _runtime(runtime, [v])
     c_axes = (ctypes.c_int64 * max(len(axes), 1))(*axes)
     _call(rt._lib.opsched_reduce, rt, v, ctypes.byref(v.c), ctypes.byref(y.c), c_axes, len(axes), _REDUCE[op],
