@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define OPSCHED_C_API_VERSION 1
+#define OPSCHED_C_API_VERSION 2
 
 #if defined(__GNUC__)
 #define OPSCHED_C_EXPORT __attribute__((visibility("default")))
@@ -95,6 +95,10 @@ typedef struct {
   /* 0: data errors found on the device are returned by opsched_synchronize (no host
    * synchronisation inside a call); 1: each call waits for its check and returns them. */
   int32_t synchronous_errors;
+  /* Since version 2. A file (created when missing) collecting every workload line served
+   * without an exact record, once each, for `opsched tune --suite FILE`; NULL or "" for
+   * none (the Python package sets it from OPSCHED_RECORD_UNTUNED). */
+  const char* record_untuned_file;
 } opsched_runtime_options;
 
 /* The numbers of this library: OPSCHED_C_API_VERSION it was built with. */

@@ -30,6 +30,7 @@ StatusOr<RuntimeOptions> ToRuntimeOptions(const opsched_runtime_options& o) {
     options.record_files.emplace_back(o.record_files[i]);
   }
   if (o.model_file != nullptr) options.model_file = o.model_file;
+  if (o.record_untuned_file != nullptr) options.record_untuned_file = o.record_untuned_file;
   options.dispatch.deterministic = o.deterministic != 0;
   options.dispatch.allow_transferred_records = o.allow_transferred_records != 0;
   options.device_errors = o.synchronous_errors != 0 ? DeviceErrors::kSynchronous : DeviceErrors::kDeferred;

@@ -30,6 +30,15 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   }
   rt->dispatcher_ = std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch,
                                                  rt->selector_.get());
+  if (!options.record_untuned_file.empty()) {
+    OPSCHED_ASSIGN_OR_RETURN(rt->untuned_, UntunedRecorder::Open(options.record_untuned_file));
+    rt->dispatcher_->set_observer([recorder = rt->untuned_.get()](const CachedDecision& entry) {
+      if (entry.decision.provenance == Provenance::kExactRecord) return;
+      StatusOr<bool> noted = recorder->Note(entry.canonical.ToString());
+      // Serving goes on without the file: a full disk must not fail the op.
+      if (!noted.ok()) Log().warn("{}", noted.status().message());
+    });
+  }
   rt->device_errors_ = options.device_errors;
   rt->slots_ = std::make_unique<ErrorSlotPool>(rt->target().device());
   if (options.allocator != nullptr) {

@@ -23,6 +23,7 @@
 #include "core/workload.h"
 #include "core/error_slot_pool.h"
 #include "core/event.h"
+#include "opsched/untuned_recorder.h"
 #include "opsched/workspace.h"
 #include "records/database.h"
 #include "selector/selector.h"
@@ -59,6 +60,10 @@ struct RuntimeOptions {
   // Null: Registry::Global().
   const Registry* registry = nullptr;
   DeviceErrors device_errors = DeviceErrors::kDeferred;
+  // A file (created when missing) that collects every workload served without an exact
+  // record for this target, once each, as a suite for `opsched tune --suite FILE`
+  // (OPSCHED_RECORD_UNTUNED in Python). Empty: none. See opsched/untuned_recorder.h.
+  std::string record_untuned_file;
 };
 
 enum class ScatterReduction { kNone, kAdd, kMul, kMin, kMax };
@@ -190,6 +195,7 @@ class Runtime {
   std::unique_ptr<Selector> selector_;
   Status model_status_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<UntunedRecorder> untuned_;
   std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;
   WorkspaceAllocator* allocator_ = nullptr;
 };

@@ -53,7 +53,9 @@ StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
   for (const TensorArg& t : entry->canonical.tensors()) entry->expected.push_back(t.desc);
   const OpDef* op = registry_.FindOp(entry->canonical.op());
   for (const TensorDesc& d : op->OutputDescs(entry->canonical)) entry->expected.push_back(d);
-  return cache_.Insert(std::move(entry));
+  const CachedDecision* cached = cache_.Insert(std::move(entry));
+  if (observer_) observer_(*cached);
+  return cached;
 }
 
 StatusOr<Explanation> Dispatcher::Explain(const Workload& workload) const {

@@ -78,6 +78,11 @@ class Dispatcher {
 
   // The cached decision for a workload; computed (workload canonicalised) on first use.
   StatusOr<const CachedDecision*> Decide(const Workload& workload);
+  // Called with every decision Decide computes (not with cached ones), on the deciding
+  // thread; possibly twice for one workload when two threads decide it at once. Set it
+  // before the first Decide.
+  using DecisionObserver = std::function<void(const CachedDecision&)>;
+  void set_observer(DecisionObserver observer) { observer_ = std::move(observer); }
   // The decision with every candidate considered; not cached.
   StatusOr<Explanation> Explain(const Workload& workload) const;
   // The strategy's choice alone, ignoring records (what an untuned run would use).
@@ -121,6 +126,7 @@ class Dispatcher {
   const DispatchOptions options_;
   const Selector* selector_;
   DecisionCache cache_;
+  DecisionObserver observer_;
   mutable std::mutex warned_mu_;
   mutable std::set<const records::RecordEntry*> warned_;
 };

@@ -5,7 +5,7 @@ import os
 import pathlib
 import threading
 
-C_API_VERSION = 1
+C_API_VERSION = 2
 
 LIBRARY_NAME = "libopsched.so"
 
@@ -45,6 +45,7 @@ class RuntimeOptions(ctypes.Structure):
         ("deterministic", ctypes.c_int32),
         ("allow_transferred_records", ctypes.c_int32),
         ("synchronous_errors", ctypes.c_int32),
+        ("record_untuned_file", ctypes.c_char_p),
     ]
 
 

@@ -5,6 +5,7 @@
 #include "opsched/c_api.h"
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/host_tensor.h"
 #include "strategies/registry.h"
 #include "tests/ops/op_test_util.h"
+#include "tests/test_files.h"
 #include "tests/test_util.h"
 
 namespace opsched {
@@ -351,6 +353,43 @@ TEST(CApiRuntimeTest, CreationErrorsAndTarget) {
   opsched_runtime_destroy(rt);
   opsched_runtime_destroy(nullptr);
   EXPECT_STREQ(opsched_runtime_target(nullptr), "");
+}
+
+TEST(CApiRuntimeTest, RecordUntunedFileCollectsServedWorkloads) {
+  const std::string file = testing::TempPath("c_api_untuned.txt");
+  opsched_runtime_options o;
+  opsched_runtime_options_init(&o);
+  o.device_type = OPSCHED_CPU;
+  o.record_untuned_file = file.c_str();
+  opsched_runtime* rt = nullptr;
+  ASSERT_EQ(opsched_runtime_create(&o, &rt), OPSCHED_OK) << opsched_last_error();
+  std::vector<float> x(24, 1.0f), y(4, -1.0f);
+  const int64_t x_shape[] = {4, 6}, y_shape[] = {4};
+  const int64_t axes[] = {1};
+  const opsched_tensor tx{x.data(), OPSCHED_F32, 2, x_shape, nullptr, OPSCHED_CPU, 0};
+  const opsched_tensor ty{y.data(), OPSCHED_F32, 1, y_shape, nullptr, OPSCHED_CPU, 0};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(opsched_reduce(rt, &tx, &ty, axes, 1, OPSCHED_REDUCE_SUM, 0, nullptr), OPSCHED_OK) << opsched_last_error();
+  }
+  EXPECT_EQ(y[3], 6.0f);
+  opsched_runtime_destroy(rt);
+  const std::string bytes = testing::ReadBytes(file);
+  const size_t at = bytes.find("\nreduce x=f32[4,6] axes=1 ");
+  EXPECT_NE(at, std::string::npos) << bytes;
+  EXPECT_EQ(bytes.find("\nreduce", at + 1), std::string::npos) << "written once: " << bytes;
+
+  // A caller built against version 1 (without the field) is still served.
+  opsched_runtime_options_init(&o);
+  o.device_type = OPSCHED_CPU;
+  o.struct_size = offsetof(opsched_runtime_options, record_untuned_file);
+  o.record_untuned_file = "/nonexistent/never-read.txt";  // beyond the caller's struct
+  ASSERT_EQ(opsched_runtime_create(&o, &rt), OPSCHED_OK) << opsched_last_error();
+  opsched_runtime_destroy(rt);
+  // An unusable file is an error at creation.
+  opsched_runtime_options_init(&o);
+  o.device_type = OPSCHED_CPU;
+  o.record_untuned_file = "/nonexistent/folder/untuned.txt";
+  ExpectInvalid(opsched_runtime_create(&o, &rt), "record-untuned file");
 }
 
 }  // namespace
