@@ -77,11 +77,13 @@ def _call(fn, rt, like, *args):
 def scatter(input, dim, index, src, reduce=None, *, out=None, runtime=None, stream=None):
     """torch.scatter / scatter_reduce(include_self=True): a new array equal to `input`, with
     out[...index[p]...] = src[p] along `dim` (reduce None), or combined with "sum", "prod",
-    "amax" or "amin" ("add" and "multiply" as torch.scatter's reduce). `out` may be
-    `input` itself (in place; scatter_ does that). An out-of-range index raises
-    IndexOutOfRangeError and writes nothing (on a GPU: at synchronize())."""
+    "mean", "amax" or "amin" ("add" and "multiply" as torch.scatter's reduce). "mean"
+    divides each element by 1 + the number of updates it received (include_self=True): two
+    scatter-adds (the sum, and the counts in float32) and one division in the array's own
+    framework. `out` may be `input` itself (in place; scatter_ does that). An out-of-range
+    index raises IndexOutOfRangeError and writes nothing (on a GPU: at synchronize())."""
     if reduce == "mean":
-        raise InvalidArgumentError("scatter: reduce='mean' is not supported (sum, prod, amax, amin)")
+        return _scatter_mean(input, dim, index, src, out, runtime, stream)
     r = _choice(_SCATTER_REDUCTIONS, reduce, "scatter: reduce")
     x, i, s = view(input, "scatter: input"), view(index, "scatter: index"), view(src, "scatter: src")
     _same_device("scatter", [x, i, s])
@@ -105,6 +107,22 @@ def scatter(input, dim, index, src, reduce=None, *, out=None, runtime=None, stre
     rt = _runtime(runtime, [x])
     _call(rt._lib.opsched_scatter, rt, x, ctypes.byref(x.c), ctypes.byref(i.c), ctypes.byref(s.c), ctypes.byref(o.c),
           int(dim), r, _stream(stream, x))
+    return result
+
+
+def _scatter_mean(input, dim, index, src, out, runtime, stream):
+    """scatter_reduce(..., "mean", include_self=True) from two scatter-adds. The counts are
+    made first: an out-of-range index raises there, before anything of `input` or `out`
+    is written (CPU), or is reported at synchronize() by both scatters (GPU)."""
+    x = view(input, "scatter: input")
+    i = view(index, "scatter: index")
+    counts = empty_like(x, x.shape, _lib.F32)
+    counts[...] = 1
+    ones = empty_like(x, i.shape, _lib.F32)
+    ones[...] = 1
+    scatter(counts, dim, index, ones, "sum", out=counts, runtime=runtime, stream=stream)
+    result = scatter(input, dim, index, src, "sum", out=out, runtime=runtime, stream=stream)
+    result /= counts
     return result
 
 

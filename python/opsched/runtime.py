@@ -29,12 +29,13 @@ class Runtime:
     """An opsched Runtime on one device, with its record logs and selector model.
 
     records: paths of record logs (opsched tune writes them); model: a selector model
-    (opsched records train); synchronous_errors: data errors (an out-of-range index) are
+    (opsched records train); record_untuned: a file that collects every workload served
+    without an exact record, once each, for `opsched tune --suite FILE`; synchronous_errors: data errors (an out-of-range index) are
     raised by the call itself instead of by synchronize(). The CPU runs inline, so the
     default runtimes of the CPU raise at once; GPU ones defer to synchronize()."""
 
     def __init__(self, device=None, records=(), model=None, deterministic=False,
-                 allow_transferred_records=False, synchronous_errors=False):
+                 allow_transferred_records=False, synchronous_errors=False, record_untuned=None):
         lib = _lib.library()
         options = _lib.RuntimeOptions()
         lib.opsched_runtime_options_init(ctypes.byref(options))
@@ -50,6 +51,8 @@ class Runtime:
         options.deterministic = int(bool(deterministic))
         options.allow_transferred_records = int(bool(allow_transferred_records))
         options.synchronous_errors = int(bool(synchronous_errors))
+        self.record_untuned = os.fspath(record_untuned) if record_untuned else None
+        options.record_untuned_file = self.record_untuned.encode() if self.record_untuned else None
         handle = ctypes.c_void_p()
         check(lib.opsched_runtime_create(ctypes.byref(options), ctypes.byref(handle)))
         self._lib = lib
@@ -100,13 +103,15 @@ _defaults = {}
 
 
 def environment_options():
-    """The default runtimes' options from OPSCHED_RECORDS (os.pathsep-separated logs) and
-    OPSCHED_MODEL; OPSCHED_LOG_LEVEL is applied too."""
+    """The default runtimes' options from OPSCHED_RECORDS (os.pathsep-separated logs),
+    OPSCHED_MODEL and OPSCHED_RECORD_UNTUNED; OPSCHED_LOG_LEVEL is applied too
+    (docs/python.md, "Environment variables")."""
     level = os.environ.get("OPSCHED_LOG_LEVEL")
     if level:
         check(_lib.library().opsched_set_log_level(level.encode()))
     records = [p for p in os.environ.get("OPSCHED_RECORDS", "").split(os.pathsep) if p]
-    return {"records": records, "model": os.environ.get("OPSCHED_MODEL") or None}
+    return {"records": records, "model": os.environ.get("OPSCHED_MODEL") or None,
+            "record_untuned": os.environ.get("OPSCHED_RECORD_UNTUNED") or None}
 
 
 def _make_default(key):

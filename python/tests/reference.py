@@ -17,7 +17,7 @@ def scatter(input, dim, index, src, reduce=None):
         v = src[p]
         if reduce is None:
             out[target] = v
-        elif reduce == "sum":
+        elif reduce in ("sum", "mean"):
             out[target] += v
         elif reduce == "prod":
             out[target] *= v
@@ -26,6 +26,8 @@ def scatter(input, dim, index, src, reduce=None):
         elif reduce == "amin":
             out[target] = min(out[target], v)
         hits[target] += 1
+    if reduce == "mean":
+        out /= hits + 1  # include_self: the input counts once
     return out, hits
 
 

@@ -5,6 +5,7 @@ that carry the library's message, with the data untouched."""
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import numpy as np
@@ -58,7 +59,7 @@ class ScatterTest(Case):
     def test_reductions_dtypes_and_index_types(self):
         for dtype in (np.float32, np.float16):
             for index_dtype in (np.int32, np.int64):
-                for reduce in ("sum", "prod", "amax", "amin"):
+                for reduce in ("sum", "prod", "mean", "amax", "amin"):
                     x = self.values((13, 6), dtype)
                     index = self.rng.integers(-13, 13, size=(40, 6)).astype(index_dtype)  # duplicates, negatives
                     src = self.values((40, 6), dtype)
@@ -128,6 +129,19 @@ class ScatterTest(Case):
         np.testing.assert_array_equal(x, before)
         np.testing.assert_array_equal(out.view(np.uint8), out_before.view(np.uint8))
 
+    def test_mean_in_place_and_out_of_range(self):
+        x = self.values((7, 3))
+        index = self.rng.integers(0, 7, size=(30, 3))
+        src = self.values((30, 3))
+        want, _ = reference.scatter(x, 0, index, src, "mean")
+        self.assertIs(opsched.scatter_(x, 0, index, src, "mean"), x)
+        self.assertClose(x, want, 1e-5, "mean in place")
+        index[4, 1] = -8
+        before = x.copy()
+        with self.assertRaises(opsched.IndexOutOfRangeError):
+            opsched.scatter_(x, 0, index, src, "mean")
+        np.testing.assert_array_equal(x, before)
+
     def test_bad_arguments(self):
         x = self.values((4, 4))
         index = np.zeros((2, 4), np.int64)
@@ -140,7 +154,7 @@ class ScatterTest(Case):
             (lambda: opsched.scatter(x, 0, index, src[:, :3]), "must have the same shape"),
             (lambda: opsched.scatter(x, 2, index, src), "axis 2 is out of range for rank 2"),
             (lambda: opsched.scatter(x[::-1], 0, index, src), "negative stride"),
-            (lambda: opsched.scatter(x, 0, index, src, "mean"), "reduce='mean' is not supported"),
+            (lambda: opsched.scatter(x, 0, index, src, "median"), "reduce 'median' is not supported"),
             (lambda: opsched.scatter(x, 0, index, src, "avg"), "scatter: reduce 'avg' is not supported"),
             (lambda: opsched.scatter(x, 0, index, src, out=np.empty((4, 3), np.float32)), "out is float32[4, 3]"),
             (lambda: opsched.scatter([[1.0]], 0, index, src), "not an array"),
@@ -297,8 +311,29 @@ class RuntimeTest(Case):
             opsched.sum(x, 1, runtime=rt)
 
     def test_environment(self):
-        saved = {k: os.environ.get(k) for k in ("OPSCHED_RECORDS", "OPSCHED_MODEL", "OPSCHED_LOG_LEVEL")}
+        saved = {k: os.environ.get(k)
+                 for k in ("OPSCHED_RECORDS", "OPSCHED_MODEL", "OPSCHED_LOG_LEVEL", "OPSCHED_RECORD_UNTUNED")}
         try:
+            with tempfile.TemporaryDirectory() as folder:
+                untuned = os.path.join(folder, "untuned.txt")
+                os.environ["OPSCHED_RECORD_UNTUNED"] = untuned
+                opsched.reset_default_runtimes()
+                for _ in range(2):
+                    opsched.sum(self.values((5, 3)), 1)
+                    opsched.scatter(self.values((4, 2)), 0, np.zeros((3, 2), np.int64), self.values((3, 2)), "sum")
+                opsched.reset_default_runtimes()
+                opsched.sum(self.values((5, 3)), 1)  # a new runtime: still written once
+                with open(untuned) as f:
+                    lines = [line.strip() for line in f if line.strip() and not line.startswith("#")]
+                self.assertEqual(len(lines), 2, lines)
+                self.assertTrue(lines[0].startswith("reduce x=f32[5,3] axes=1 "), lines)
+                self.assertTrue(lines[1].startswith("scatter data=f32[4,2] indices=i64[3,2] updates=f32[3,2] axis=0 "),
+                                lines)
+                os.environ["OPSCHED_RECORD_UNTUNED"] = folder  # a folder: a clear error
+                opsched.reset_default_runtimes()
+                with self.assertRaisesRegex(opsched.InvalidArgumentError, "record-untuned file"):
+                    opsched.sum(self.values((3,)), 0)
+                del os.environ["OPSCHED_RECORD_UNTUNED"]
             os.environ["OPSCHED_RECORDS"] = os.pathsep.join(["/nonexistent/a.log", "/nonexistent/b.log"])
             opsched.reset_default_runtimes()
             with self.assertRaisesRegex(opsched.Error, "/nonexistent/a.log"):

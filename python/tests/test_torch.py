@@ -64,7 +64,7 @@ class TorchCases:
 
     def test_scatter_reduce_like_torch(self):
         for dtype in (torch.float32, torch.float16, torch.bfloat16):
-            for reduce in ("sum", "prod", "amax", "amin"):
+            for reduce in ("sum", "prod", "mean", "amax", "amin"):
                 x = self.rand(17, 8, dtype=dtype)
                 index = torch.randint(0, 17, (50, 8), generator=self.gen).to(self.device)
                 src = self.rand(50, 8, dtype=dtype)
@@ -118,6 +118,50 @@ class TorchCases:
         cl = x.contiguous(memory_format=torch.channels_last)
         self.assertClose(opsched.conv2d(cl, w, groups=2), F.conv2d(f64(x), f64(w), groups=2), 1e-4, 1e-4,
                          "channels_last input")
+
+    def test_autograd_conv2d_like_torch(self):
+        import opsched.torch as ot
+        for activation, ref in ((None, lambda z: z), ("relu", F.relu), ("sigmoid", torch.sigmoid),
+                                ("tanh", torch.tanh)):
+            for with_bias in (True, False):
+                x, w, b = self.rand(3, 4, 9, 10), self.rand(6, 4, 3, 3), self.rand(6)
+                leaves = [t.requires_grad_() for t in (x, w, b)]
+                y = ot.conv2d(x, w, b if with_bias else None, stride=(1, 2), padding=1, activation=activation)
+                dy = self.rand(*y.shape)
+                y.backward(dy)
+                refs = [f64(t).requires_grad_() for t in (x, w, b)]
+                want = ref(F.conv2d(refs[0], refs[1], refs[2] if with_bias else None, stride=(1, 2), padding=1))
+                want.backward(f64(dy))
+                what = f"{activation} bias={with_bias}"
+                self.assertClose(y, want, 1e-4, 1e-4, what)
+                for name, got, r in zip(("dx", "dw", "db"), leaves, refs):
+                    if name == "db" and not with_bias:
+                        self.assertIsNone(got.grad, what)
+                        continue
+                    self.assertClose(got.grad, r.grad, 1e-3, 1e-4, f"{what} {name}")
+        # The module, and an expanded incoming gradient (sum's backward hands one).
+        conv = ot.Conv2d(4, 5, 3, padding=1, activation="relu").to(self.device)
+        x = self.rand(2, 4, 7, 7).requires_grad_()
+        conv(x).sum().backward()
+        xx = f64(x).requires_grad_()
+        F.relu(F.conv2d(xx, f64(conv.weight), f64(conv.bias), padding=1)).sum().backward()
+        self.assertClose(x.grad, xx.grad, 1e-3, 1e-4, "module dx")
+
+    def test_autograd_scatter_add_like_torch(self):
+        import opsched.torch as ot
+        for src_rows in (40, 55):  # src as index, and larger (its tail gets no gradient)
+            x = self.rand(11, 6).requires_grad_()
+            index = torch.randint(0, 11, (40, 6), generator=self.gen).to(self.device)
+            src = self.rand(src_rows, 6).requires_grad_()
+            out = ot.scatter_add(x, 0, index, src)
+            g = self.rand(11, 6)
+            out.backward(g)
+            xx, ss = f64(x).requires_grad_(), f64(src).requires_grad_()
+            want = xx.scatter_add(0, index.cpu(), ss)
+            want.backward(f64(g))
+            self.assertClose(out, want, 1e-5, 1e-5, f"scatter_add {src_rows}")
+            self.assertClose(x.grad, xx.grad, 0, 0, "grad input")
+            self.assertClose(src.grad, ss.grad, 0, 0, "grad src")
 
     def test_bad_input(self):
         x = self.rand(4, 4)
