@@ -247,6 +247,14 @@ bool Database::Contains(uint64_t workload_hash, uint64_t fingerprint,
   return false;
 }
 
+std::vector<std::pair<const TargetProto*, size_t>> Database::RecordsPerTarget() const {
+  std::vector<size_t> counts(targets_.size(), 0);
+  for (const RecordEntry& e : entries_) ++counts[e.target];
+  std::vector<std::pair<const TargetProto*, size_t>> out;
+  for (size_t i = 0; i < targets_.size(); ++i) out.emplace_back(&targets_[i].proto, counts[i]);
+  return out;
+}
+
 std::vector<uint64_t> Database::FingerprintsWithArch(uint64_t arch) const {
   std::vector<uint64_t> out;
   for (const TargetInfo& t : targets_) {

@@ -26,5 +26,5 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt
 step python_tests "$bundle/run_python_tests"
 step c_api_test "$bundle/run" c_api_test
 step runtime_test "$bundle/run" runtime_test
-step example env OPSCHED_CLI="$bundle/run opsched" docs/examples/torch_model/run.sh "$out/example" "$@"
+step example env OPSCHED_CLI="$bundle/bin/opsched" docs/examples/torch_model/run.sh "$out/example" "$@"
 exit $status

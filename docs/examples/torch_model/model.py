@@ -113,6 +113,8 @@ def check(parts, losses):
 
 
 def time_iterations(model, loss_fn, iterations, warmup):
+    """Median milliseconds of one training iteration, from CUDA events recorded around the
+    whole iteration (waiting for each), so host gaps between kernels count."""
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     times = []
     for i in range(warmup + iterations):
@@ -132,7 +134,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="run", help="what this run is (untuned, tuned)")
     parser.add_argument("--json", help="write the results here")
-    parser.add_argument("--iterations", type=int, default=50)
+    parser.add_argument("--iterations", type=int, default=50, help="timed iterations per round")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of eager and opsched")
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--nodes", type=int, default=20000)
@@ -154,8 +157,11 @@ def main():
                "torch": torch.__version__, "records": os.environ.get("OPSCHED_RECORDS", ""),
                "check_ok": ok, "errors": errors, "ms_per_iteration": {}}
     for name, (eager, ours) in parts.items():
-        e = time_iterations(eager, losses[name], args.iterations, args.warmup)
-        o = time_iterations(ours, losses[name], args.iterations, args.warmup)
+        # Alternating rounds, so that clock and thermal drift hit both alike.
+        rounds = [(time_iterations(eager, losses[name], args.iterations, args.warmup),
+                   time_iterations(ours, losses[name], args.iterations, args.warmup)) for _ in range(args.rounds)]
+        e = statistics.median(r[0] for r in rounds)
+        o = statistics.median(r[1] for r in rounds)
         results["ms_per_iteration"][name] = {"eager": e, "opsched": o, "speedup": e / o}
         print(f"{args.label:8} {name}: PyTorch eager {e:.3f} ms, opsched {o:.3f} ms per iteration "
               f"({e / o:.2f}x); gradients within {errors[f'{name}.worst_relative']:.1e}")

@@ -28,9 +28,14 @@ OPSCHED_RECORD_UNTUNED="$work/untuned.txt" python3 "$here/model.py" --label untu
 echo "== $(grep -vc '^#' "$work/untuned.txt") workloads recorded:"
 grep -v '^#' "$work/untuned.txt"
 
-echo "== 2. tuning them: $OPSCHED_CLI tune --suite $work/untuned.txt --records $work/records.log ${tune_args[*]}"
+# Records are for the library versions measured: torch loads its own cuDNN and cuBLAS, so
+# the tuner runs with those first on the library path (docs/python.md).
+vendor="$(python3 -m opsched.vendor_libs)"
+echo "== 2. tuning them with torch's vendor libraries ($vendor):"
+echo "   $OPSCHED_CLI tune --suite $work/untuned.txt --records $work/records.log ${tune_args[*]}"
 start=$(date +%s)
-$OPSCHED_CLI tune --suite "$work/untuned.txt" --records "$work/records.log" --no-progress "${tune_args[@]}"
+LD_LIBRARY_PATH="$vendor${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  $OPSCHED_CLI tune --suite "$work/untuned.txt" --records "$work/records.log" --no-progress "${tune_args[@]}"
 echo "== tuning took $(( $(date +%s) - start )) s"
 
 echo "== 3. tuned, with the records"
