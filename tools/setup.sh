@@ -14,6 +14,7 @@ packages=(
   gnuplot-nox              # charts of opsched bench
   clang-14 libclang-rt-14-dev libomp-14-dev  # libFuzzer targets (tests/fuzz, tools/fuzz.sh)
   make
+  cmake pkg-config                     # the installed package's consumers (tools/check_install.sh)
   hipcc libamdhip64-dev librocprim-dev  # HIP compile check of the GPU kernels
   libopenmpi-dev openmpi-bin           # tuning over several hosts (opsched tune --mpi)
   python3-numpy python3-pip            # the Python package's tests (//python:python_test)
