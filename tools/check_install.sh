@@ -78,6 +78,20 @@ versions_agree() {
 }
 check versions "the package's version" versions_agree
 
+# One version everywhere: VERSION, the library's (core/version.h, `opsched --version`,
+# every record's provenance) and the Python package's.
+sources_agree() {
+  local found
+  found=$(sed -n 's/.*kVersion = "\(.*\)";/\1/p' core/version.h)
+  [ "$found" = "$version" ] || { echo "core/version.h says '$found', VERSION says $version"; return 1; }
+  found=$(sed -n 's/^version = "\(.*\)"/\1/p' python/pyproject.toml)
+  [ "$found" = "$version" ] || { echo "python/pyproject.toml says '$found', VERSION says $version"; return 1; }
+  found=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' python/opsched/__init__.py)
+  [ "$found" = "$version" ] || { echo "python/opsched/__init__.py says '$found', VERSION says $version"; return 1; }
+  echo "VERSION, core/version.h and the Python package say $version"
+}
+check sources "one version in the sources" sources_agree
+
 cmake_consumer() {
   cmake -S examples/consumer_cmake -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" &&
     cmake --build "$work/cmake" &&
