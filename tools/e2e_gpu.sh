@@ -2,7 +2,7 @@
 # On a GPU host, from the repository root with the bundle unpacked (.bundle, tools/bundle.sh):
 # the Python package's tests with torch on the GPU, the C API and Runtime tests, and the
 # end-to-end example of docs/examples/torch_model (untuned run recording its workloads,
-# tuning, tuned run). Results go to OUT (default: $OUT, else /tmp/opsched-e2e).
+# tuning, tuned run) and bench/python_call_cost.py. Results go to OUT (default: $OUT, else /tmp/opsched-e2e).
 #
 #   tools/e2e_gpu.sh [OUT] [TUNE ARGS...]
 set -uo pipefail
@@ -27,4 +27,6 @@ step python_tests "$bundle/run_python_tests"
 step c_api_test "$bundle/run" c_api_test
 step runtime_test "$bundle/run" runtime_test
 step example env OPSCHED_CLI="$bundle/bin/opsched" docs/examples/torch_model/run.sh "$out/example" "$@"
+# The host cost of a call, with the example's records (tuned with torch's libraries).
+step call_cost python3 bench/python_call_cost.py --records "$out/example/records.log" --json "$out/call_cost.json"
 exit $status

@@ -26,8 +26,8 @@ class View:
         self.array = array
         self.what = what
         self.dtype = dtype
-        self.shape = tuple(int(d) for d in shape)
-        self.strides = tuple(int(s) for s in strides)
+        self.shape = tuple(map(int, shape))
+        self.strides = tuple(map(int, strides))
         self.device = device  # (device type, index)
         self.readonly = readonly
         self.kind = kind      # "numpy", "torch", "cupy" or "other"
@@ -118,11 +118,17 @@ def _from_interface(x, iface, device, what, kind):
     return View(x, what, data, dtype, shape, strides, device, readonly, kind)
 
 
+_torch_dtypes = None
+
+
 def _from_torch(x, what):
+    global _torch_dtypes
     import torch  # only when the caller passed a torch tensor
 
-    names = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16: _lib.BF16,
-             torch.int32: _lib.I32, torch.int64: _lib.I64}
+    if _torch_dtypes is None:
+        _torch_dtypes = {torch.float32: _lib.F32, torch.float16: _lib.F16, torch.bfloat16: _lib.BF16,
+                         torch.int32: _lib.I32, torch.int64: _lib.I64}
+    names = _torch_dtypes
     if x.dtype not in names:
         raise InvalidArgumentError(f"{what} has dtype {x.dtype}; opsched takes float32, float16, bfloat16, "
                                    "int32 or int64")
@@ -130,17 +136,20 @@ def _from_torch(x, what):
         raise InvalidArgumentError(f"{what} has layout {x.layout}; opsched takes strided tensors")
     if x.is_conj() or x.is_neg():
         raise InvalidArgumentError(f"{what} has a lazy conjugate or negation bit; resolve it first")
-    kinds = {"cpu": _lib.CPU, "cuda": _lib.CUDA}
-    if x.device.type not in kinds:
-        raise InvalidArgumentError(f"{what} is on {x.device}; opsched runs on the CPU and CUDA devices")
-    kind = kinds[x.device.type]
-    if kind == _lib.CUDA and getattr(torch.version, "hip", None):
+    device = x.device
+    kind = _TORCH_DEVICE_KINDS.get(device.type)
+    if kind is None:
+        raise InvalidArgumentError(f"{what} is on {device}; opsched runs on the CPU and CUDA devices")
+    if kind == _lib.CUDA and torch.version.hip:
         kind = _lib.HIP
-    index = x.device.index if x.device.index is not None else 0
+    index = device.index if device.index is not None else 0
     if any(s < 0 for s in x.stride()):
         raise InvalidArgumentError(f"{what} has a negative stride")
     return View(x, what, x.data_ptr() or None, names[x.dtype], x.shape, x.stride(), (kind, index),
                 readonly=False, kind="torch")
+
+
+_TORCH_DEVICE_KINDS = {"cpu": _lib.CPU, "cuda": _lib.CUDA}
 
 
 class _DLDevice(ctypes.Structure):
@@ -247,6 +256,9 @@ def _library_stream(kind, device):
     """The current stream of CUDA `device` in torch or CuPy (`kind`), None for others."""
     if kind == "torch":
         import torch
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the pointer, no Stream object
+        if raw is not None:
+            return raw(device[1]) or None
         return torch.cuda.current_stream(device[1]).cuda_stream or None
     if kind == "cupy":
         import cupy
@@ -263,11 +275,16 @@ def current_stream(view_):
     return _library_stream(view_.kind, view_.device)
 
 
+_NO_GUARD = contextlib.nullcontext()
+
+
 def device_guard(view_):
     """A context that restores the caller's current device after the call: the library
     makes the tensor's device current, and torch and CuPy keep their own notion of it."""
     if view_.device[0] != _lib.CPU and view_.kind == "torch":
         import torch
+        if torch.cuda.current_device() == view_.device[1]:
+            return _NO_GUARD  # already current: nothing to restore
         return torch.cuda.device(view_.device[1])
     if view_.device[0] != _lib.CPU and view_.kind == "cupy":
         import cupy
