@@ -72,6 +72,11 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}));
   b->callback([=] {
+    // The whole suite parses before anything is measured.
+    if (!SuiteIsGood("bench", options->suite_path)) {
+      *exit_code = 2;
+      return;
+    }
     bench::BenchOptions o = *options;
     if (flags->target.empty()) {
       o.target = DefaultTarget();

@@ -147,6 +147,12 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
+    // The whole suite parses before anything is measured. Under MPI only rank 0 reads it
+    // (the other ranks may not see the file): RunMpiTune checks it there.
+    if (!flags->mpi && !SuiteIsGood("tune", o.suite_path)) {
+      *exit_code = 2;
+      return;
+    }
     if (flags->mpi) {
       if (!flags->devices.empty()) {
         fmt::print(stderr, "opsched tune: --mpi and --devices do not combine (each rank tunes on one device)\n");

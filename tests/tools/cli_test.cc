@@ -113,22 +113,54 @@ TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
   EXPECT_NE(missing.err.find("--update-baseline"), std::string::npos) << missing.err;
 }
 
-TEST(CliTest, ANulByteInASuiteLineDoesNotTruncateTables) {
+TEST(CliTest, ANulByteInASuiteLineIsReportedEscaped) {
   const std::string suite =
       Suite("nul.txt", std::string("reduce x=f32[4]") + '\0' + " axes=0 op=sum\nreduce x=f32[16,4] axes=1 op=sum\n");
   Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
                                     "--min-time-ms 1 --no-progress",
                                     suite, TempPath("nul.log")));
-  EXPECT_NE(tune.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << tune.out;
-  EXPECT_NE(tune.out.find("control character 0x00"), std::string::npos) << tune.out;
-  EXPECT_NE(tune.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << tune.out;
-  EXPECT_EQ(tune.out.find('\0'), std::string::npos);
+  EXPECT_EQ(tune.code, 2) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":1: column 16: control character 0x00"), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find('\0'), std::string::npos);
   Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
                                      "--min-time-ms 1",
                                      suite, TempPath("nul_baseline.json")));
   EXPECT_EQ(bench.code, 2) << bench.err;  // a bad line
-  EXPECT_NE(bench.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << bench.out;
-  EXPECT_NE(bench.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.err.find(suite + ":1: column 16: control character 0x00"), std::string::npos) << bench.err;
+  EXPECT_EQ(bench.err.find('\0'), std::string::npos);
+}
+
+TEST(CliTest, ABadSuiteLineStopsTuneAndBenchBeforeAnythingIsMeasured) {
+  // The bad line comes after a good one: nothing of the good one may be measured either.
+  const std::string suite = Suite("late_bad.txt",
+                                  "# a suite\nreduce x=f32[16,4] axes=1 op=sum\n\nreduce x=f32[4] axes=7 op=sum\n"
+                                  "scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add\n"
+                                  "reduce nonsense\n");
+  const std::string log = TempPath("late_bad.log");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                    "--min-time-ms 1",
+                                    suite, log));
+  EXPECT_EQ(tune.code, 2) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":4: "), std::string::npos) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":6: "), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find(suite + ":2: "), std::string::npos) << tune.err;
+  EXPECT_NE(tune.err.find("opsched tune: 2 bad line(s) in the suite"), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find("ETA"), std::string::npos) << "no progress: nothing was tuned\n" << tune.err;
+  EXPECT_EQ(tune.out, "");
+  EXPECT_FALSE(std::ifstream(log).good()) << "nothing may be logged";
+
+  const std::string report = TempPath("late_bad_report");
+  const std::string baseline = TempPath("late_bad_baseline.json");
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --report {} "
+                                     "--rounds 1 --min-time-ms 1",
+                                     suite, baseline, report));
+  EXPECT_EQ(bench.code, 2) << bench.err;
+  EXPECT_NE(bench.err.find(suite + ":4: "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find(suite + ":6: "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("opsched bench: 2 bad line(s) in the suite"), std::string::npos) << bench.err;
+  EXPECT_EQ(bench.out, "");
+  EXPECT_FALSE(std::ifstream(baseline).good()) << "no baseline may be written";
+  EXPECT_FALSE(std::ifstream(report + "/report.json").good()) << "no report may be written";
 }
 
 }  // namespace
