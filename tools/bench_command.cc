@@ -18,6 +18,7 @@ struct BenchFlags {
   int min_repeats = 10;
   double min_time_ms = 20;
   std::string index_pattern = "uniform";
+  bool no_progress = false;
 };
 
 // The exit status of a bench run (see docs/bench.md) and, for 2, why.
@@ -71,6 +72,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least");
   b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}));
+  b->add_flag("--no-progress", flags->no_progress, "No progress line");
   b->callback([=] {
     // The whole suite parses before anything is measured.
     if (!SuiteIsGood("bench", options->suite_path)) {
@@ -97,6 +99,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.generator.index_pattern = flags->index_pattern;
+    o.progress = !flags->no_progress;
     fmt::print(stderr, "opsched bench: {} on {}, baseline {}\n", o.suite_path, o.target.ToString(), o.baseline_path);
     StatusOr<bench::BenchReport> report = bench::RunBench(Registry::Global(), o);
     if (!report.ok()) {

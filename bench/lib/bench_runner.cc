@@ -15,7 +15,9 @@
 #include "core/version.h"
 #include "opsched/runtime.h"
 #include "records/convert.h"
+#include "records/database.h"
 #include "strategies/dispatcher.h"
+#include "tuner/progress.h"
 #include "tuner/suite.h"
 #include "tuner/trial.h"
 
@@ -82,6 +84,11 @@ void Fill(Timing* t, std::string implementation, std::string config, const std::
   t->set_samples(m.samples);
 }
 
+// A measured figure, or "-" where there is none (0: no oracle, no baseline, ...).
+std::string Figure(double value, const char* format) {
+  return value > 0 ? fmt::format(fmt::runtime(format), value) : std::string("-");
+}
+
 double GeoMean(const std::vector<double>& v) {
   if (v.empty()) return 0;
   double s = 0;
@@ -102,7 +109,7 @@ std::string Json(const google::protobuf::Message& m) {
 // One entry: check the tuned choice, then time the three choices in interleaved rounds.
 Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& runtime,
                 const Dispatcher& heuristics, const records::Database& db, const Workload& w,
-                uint64_t seed, BenchEntry* entry) {
+                uint64_t seed, Progress* progress, BenchEntry* entry) {
   TrialOptions to;
   to.generator = options.generator;
   to.seed = seed;
@@ -143,6 +150,7 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
       OPSCHED_ASSIGN_OR_RETURN(std::vector<double> cs, MeasureSamples(device, options.measure));
       c->samples.insert(c->samples.end(), cs.begin(), cs.end());
     }
+    progress->Update(round + 1, EstimateMedian(tuned_samples).median, std::string(tuned.implementation->name()));
   }
   if (same) oracle.samples = heuristic.samples;
   // Wall time per call in a loop, as a consumer calling back to back sees it.
@@ -204,6 +212,10 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   ro.registry = &registry;
   OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create(ro));
   if (!runtime->model_status().ok()) return runtime->model_status();
+  // Records of another device are never served here: say so before the long measurement.
+  if (const std::string note = records::NoRecordsForTargetNote(runtime->records(), options.target); !note.empty()) {
+    fmt::print(stderr, "opsched bench: {}\n", note);
+  }
   // The oracle's records: what is served, plus the reference logs.
   records::Database known;
   if (!options.reference_records.empty()) {
@@ -224,6 +236,8 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   report.set_timestamp_unix_s(std::chrono::duration_cast<std::chrono::seconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count());
+  const int rounds = std::max(1, options.rounds);
+  Progress progress(static_cast<int>(suite.size()), options.progress, stderr, 1, "rounds", "tuned");
   for (size_t i = 0; i < suite.size(); ++i) {
     const SuiteEntry& s = suite[i];
     BenchEntry* e = report.add_entries();
@@ -233,16 +247,20 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
       e->set_bad_line(true);
       e->set_verdict("error");
       e->set_message(std::string(Message(s.error)));
+      progress.StartWorkload(static_cast<int>(i), s.text, 0);
+      progress.FinishWorkload(fmt::format("skipped: {}", e->message()));
       continue;
     }
     e->set_workload(s.workload.ToString());
     e->set_op(s.workload.op());
+    progress.StartWorkload(static_cast<int>(i), e->workload(), rounds);
     const records::Database& oracle_db = options.reference_records.empty() ? runtime->records() : known;
     Status st = BenchOne(registry, options, *runtime, heuristics, oracle_db, s.workload,
-                         options.seed * 7919 + i, e);
+                         options.seed * 7919 + i, &progress, e);
     if (!st.ok()) {
       e->set_verdict("error");
       e->set_message(std::string(Message(st)));
+      progress.FinishWorkload(fmt::format("{}: error: {}", e->workload(), e->message()));
       continue;
     }
     auto b = baseline.find(e->workload());
@@ -257,6 +275,8 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
     if (base > 0) e->set_change(m.median / base);
     e->set_verdict(VerdictName(v));
     if (v == Verdict::kRegression) report.set_regressions(report.regressions() + 1);
+    progress.FinishWorkload(fmt::format("{}: {} {:.2f} us, {}", e->workload(), e->tuned().implementation(),
+                                        m.median, e->verdict()));
   }
   // Per-op geometric means of choice quality.
   std::map<std::string, std::vector<const BenchEntry*>> by_op;
@@ -334,18 +354,19 @@ Status WriteReports(const BenchReport& r, const std::string& dir) {
       md += fmt::format("| {} | `{}` | error: {} |||||||||||\n", e.line(), e.workload(), e.message());
       continue;
     }
-    md += fmt::format("| {} | `{}` | {} `{}` | {} | {:.2f} | {:.2f} | {:.2f} | {:.3f} | {:.3f} | {:.0f} | {:.2f} | {:.3f} | {} |\n",
-                      e.line(), e.workload(), e.tuned().implementation(), e.tuned().config(), e.provenance(),
-                      e.tuned().median_us(), e.heuristic().median_us(), e.oracle().median_us(),
-                      e.tuned_over_oracle(), e.heuristic_over_oracle(), e.gbps(), e.baseline_us(), e.change(),
-                      e.verdict());
+    md += fmt::format("| {} | `{}` | {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.line(),
+                      e.workload(), e.tuned().implementation(), e.tuned().config(), e.provenance(),
+                      Figure(e.tuned().median_us(), "{:.2f}"), Figure(e.heuristic().median_us(), "{:.2f}"),
+                      Figure(e.oracle().median_us(), "{:.2f}"), Figure(e.tuned_over_oracle(), "{:.3f}"),
+                      Figure(e.heuristic_over_oracle(), "{:.3f}"), Figure(e.gbps(), "{:.0f}"),
+                      Figure(e.baseline_us(), "{:.2f}"), Figure(e.change(), "{:.3f}"), e.verdict());
   }
   md += "\n| op | workloads | geomean tuned/oracle | geomean heuristic/oracle | geomean speedup over heuristic |\n"
         "|---|---|---|---|---|\n";
   for (const OpSummary& s : r.ops()) {
-    md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.2f}x |\n", s.op(), s.workloads(),
-                      s.geomean_tuned_over_oracle(), s.geomean_heuristic_over_oracle(),
-                      s.geomean_speedup_over_heuristic());
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", s.op(), s.workloads(), Figure(s.geomean_tuned_over_oracle(), "{:.3f}"),
+                      Figure(s.geomean_heuristic_over_oracle(), "{:.3f}"),
+                      Figure(s.geomean_speedup_over_heuristic(), "{:.2f}x"));
   }
   md += fmt::format("\n{} regression(s).\n\n![speedups](speedups.svg)\n", r.regressions());
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.md", md));

@@ -28,6 +28,8 @@ struct BenchOptions {
   double tolerance = 0.05;    // fraction
   double min_change_us = 0.5;  // and at least this much (see verdict.h)
   int rounds = 3;             // interleaved measurement rounds, pooled
+  // A progress line with an ETA on stderr, as `opsched tune` prints (tuner/progress.h).
+  bool progress = false;
   MeasureOptions measure;
   GeneratorOptions generator;
   uint64_t seed = 1;

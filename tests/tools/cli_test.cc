@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "core/format.h"
+#include "records/log_writer.h"
+#include "tests/records/record_factory.h"
 #include "tests/test_files.h"
 
 namespace opsched {
@@ -161,6 +163,58 @@ TEST(CliTest, ABadSuiteLineStopsTuneAndBenchBeforeAnythingIsMeasured) {
   EXPECT_EQ(bench.out, "");
   EXPECT_FALSE(std::ifstream(baseline).good()) << "no baseline may be written";
   EXPECT_FALSE(std::ifstream(report + "/report.json").good()) << "no report may be written";
+}
+
+TEST(CliTest, RecordsOfAnotherDeviceAreNotIgnoredSilently) {
+  const char* line = "reduce x=f32[16,4] axes=1 op=sum";
+  const std::string log = TempPath("other_device.log");
+  {
+    StatusOr<std::unique_ptr<records::LogWriter>> writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    const Target gpu = records::testing::TestGpu();
+    for (double us : {5.0, 7.0}) {
+      ASSERT_TRUE((*writer)->Append(records::testing::MakeRecord(line, gpu, "reduce_cuda_rows", "-", us)).ok());
+    }
+  }
+  const std::string expected = "2 records loaded, none for this target (fingerprint ";
+  Result explain = Opsched(fmt::format("explain --records {} --target cpu '{}'", log, line));
+  EXPECT_EQ(explain.code, 0) << explain.err;
+  EXPECT_NE(explain.err.find("opsched explain: " + expected), std::string::npos) << explain.err;
+  EXPECT_NE(explain.err.find("they are for: cuda NVIDIA H200 sm_90"), std::string::npos) << explain.err;
+  Result bench = Opsched(fmt::format("bench --suite {} --records {} --target cpu --baseline {} --update-baseline "
+                                     "--rounds 1 --min-time-ms 1 --no-progress",
+                                     Suite("other_device.txt", std::string(line) + "\n"), log,
+                                     TempPath("other_device_baseline.json")));
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.err.find("opsched bench: " + expected), std::string::npos) << bench.err;
+
+  // Records of this target: nothing to say.
+  const std::string own = TempPath("own_device.log");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 1 "
+                                    "--min-time-ms 1 --no-progress",
+                                    Suite("own_device.txt", std::string(line) + "\n"), own));
+  ASSERT_EQ(tune.code, 0) << tune.err;
+  Result served = Opsched(fmt::format("explain --records {} --target cpu '{}'", own, line));
+  EXPECT_EQ(served.code, 0) << served.err;
+  EXPECT_EQ(served.err.find("none for this target"), std::string::npos) << served.err;
+}
+
+TEST(CliTest, BenchShowsTunesProgressLineWithAnEta) {
+  const std::string suite = Suite("progress.txt", "reduce x=f32[16,4] axes=1 op=sum\nreduce x=f32[8,8] axes=0 op=max\n");
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 2 "
+                                     "--min-time-ms 1",
+                                     suite, TempPath("progress_baseline.json")));
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  // stderr is not a terminal here: the progress line is printed as plain lines.
+  EXPECT_NE(bench.err.find("[1/2] reduce x=f32[16,4] axes=1 op=sum"), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("/2 rounds"), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find(", ETA "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("[2/2] reduce x=f32[8,8] axes=0 op=max keepdims=false: "), std::string::npos) << bench.err;
+  Result quiet = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
+                                     "--min-time-ms 1 --no-progress",
+                                     suite, TempPath("progress_baseline.json")));
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("ETA"), std::string::npos) << quiet.err;
 }
 
 }  // namespace
