@@ -62,16 +62,20 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
                 "of held-out lines)");
   b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
   b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
-  b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");
+  b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine")
+      ->capture_default_str();
   b->add_option("--min-change-us", flags->min_change_us,
-                "Microseconds a regression must also exceed (launch-bound ops jitter by tenths of a µs)");
+                "Microseconds a regression must also exceed (launch-bound ops jitter by tenths of a µs)")
+      ->capture_default_str();
   b->add_flag("--update-baseline", flags->update_baseline, "Write this run's medians as the baseline");
   b->add_option("--report", flags->report, "Folder for report.json, report.md and speedups.svg");
-  b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload");
-  b->add_option("--min-repeats", flags->min_repeats, "Timed repetitions per round at least");
-  b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least");
+  b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload")->capture_default_str();
+  b->add_option("--min-repeats", flags->min_repeats, "Timed repetitions per round at least")->capture_default_str();
+  b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least")
+      ->capture_default_str();
   b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
-      ->check(CLI::IsMember({"uniform", "unique", "hot"}));
+      ->check(CLI::IsMember({"uniform", "unique", "hot"}))
+      ->capture_default_str();
   b->add_flag("--no-progress", flags->no_progress, "No progress line");
   b->callback([=] {
     // The whole suite parses before anything is measured.

@@ -34,7 +34,7 @@ void AddOpsCommand(CLI::App& app, int* exit_code) {
   auto target_name = std::make_shared<std::string>("cpu");
   CLI::App* ops = app.add_subcommand("ops", "List ops, implementations, strategies and spaces");
   ops->add_option("--workload", *line, "Show applicability and spaces for this workload");
-  ops->add_option("--target", *target_name, "Target for --workload: cpu or cuda:N");
+  ops->add_option("--target", *target_name, "Target for --workload: cpu or cuda:N")->capture_default_str();
   ops->callback([=] {
     const Registry& registry = Registry::Global();
     std::optional<Workload> workload;

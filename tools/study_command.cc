@@ -114,9 +114,9 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   s->add_option("--model-max-distance", flags->model_max_distance,
                 "--holdout: the dispatcher trusts the model up to this distance from its training data")
       ->capture_default_str();
-  s->add_option("--policies", flags->policies, "Policies to compare (default random xgb)");
-  s->add_option("--seeds", flags->seeds, "Seeds per policy (default 5)");
-  s->add_option("--within", flags->within, "Target: time <= best / within (default 0.95)");
+  s->add_option("--policies", flags->policies, "Policies to compare")->capture_default_str();
+  s->add_option("--seeds", flags->seeds, "Seeds per policy")->capture_default_str();
+  s->add_option("--within", flags->within, "Target: time <= best / within")->capture_default_str();
   s->callback([=] { *exit_code = RunStudy(*flags); });
 }
 

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -215,6 +217,57 @@ TEST(CliTest, BenchShowsTunesProgressLineWithAnEta) {
                                      suite, TempPath("progress_baseline.json")));
   EXPECT_EQ(quiet.code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("ETA"), std::string::npos) << quiet.err;
+}
+
+// The line of `help` that describes `option` (empty when none does).
+std::string OptionLine(const std::string& help, const std::string& option) {
+  std::istringstream in(help);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(option);
+    if (at != std::string::npos && (at + option.size() == line.size() || line[at + option.size()] == ' ' ||
+                                    line[at + option.size()] == '=')) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST(CliTest, HelpShowsEveryDefault) {
+  struct Expected {
+    const char* command;
+    const char* option;
+    const char* shown;
+  };
+  for (const Expected& e : std::vector<Expected>{{"tune", "--policy", "=xgb"},
+                                                 {"tune", "--trials", "=64"},
+                                                 {"tune", "--timeout", "=60"},
+                                                 {"bench", "--tolerance", "=5"},
+                                                 {"bench", "--min-change-us", "=0.5"},
+                                                 {"bench", "--rounds", "=3"},
+                                                 {"bench", "--min-time-ms", "=20"},
+                                                 {"records compact", "--keep", "=3"},
+                                                 {"records show", "--limit", "=50"},
+                                                 {"records best", "--limit", "=50"},
+                                                 {"study", "--seeds", "=5"},
+                                                 {"study", "--within", "=0.95"},
+                                                 {"ops", "--target", "=cpu"}}) {
+    Result help = Opsched(fmt::format("{} --help", e.command));
+    EXPECT_EQ(help.code, 0) << e.command << ": " << help.err;
+    const std::string line = OptionLine(help.out, e.option);
+    EXPECT_NE(line.find(e.shown), std::string::npos) << e.command << " " << e.option << ": '" << line << "'";
+  }
+}
+
+TEST(CliTest, VersionSaysWhatWasBuiltFromAndWith) {
+  Result version = Opsched("--version");
+  EXPECT_EQ(version.code, 0) << version.err;
+  // The commit comes from Bazel's workspace status; "unknown" only outside a git checkout.
+  const std::regex expected(
+      "opsched [0-9]+\\.[0-9]+\\.[0-9]+\n"
+      "git commit ([0-9a-f]{12}(-dirty)?|unknown)\n"
+      "built with CUDA (none|[0-9]+\\.[0-9]+), cuDNN (none|[0-9]+\\.[0-9]+\\.[0-9]+), cuBLAS (none|[0-9]+\\.[0-9]+\\.[0-9]+)\n");
+  EXPECT_TRUE(std::regex_match(version.out, expected)) << version.out;
 }
 
 }  // namespace
