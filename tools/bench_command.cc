@@ -19,6 +19,7 @@ struct BenchFlags {
   double min_time_ms = 20;
   std::string index_pattern = "uniform";
   bool no_progress = false;
+  size_t width = kTableWidth;
 };
 
 // The exit status of a bench run (see docs/bench.md) and, for 2, why.
@@ -77,6 +78,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"uniform", "unique", "hot"}))
       ->capture_default_str();
   b->add_flag("--no-progress", flags->no_progress, "No progress line");
+  AddWideFlag(b, &flags->width);
   b->callback([=] {
     // The whole suite parses before anything is measured.
     if (!SuiteIsGood("bench", options->suite_path)) {
@@ -111,7 +113,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    std::fputs(bench::FormatTable(*report).c_str(), stdout);
+    std::fputs(bench::FormatTable(*report, flags->width).c_str(), stdout);
     const BenchOutcome outcome = Outcome(*report);
     int code = outcome.code;
     if (!outcome.why.empty()) fmt::print(stderr, "opsched bench: {}\n", outcome.why);
@@ -119,7 +121,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       Status s = bench::WriteReports(*report, flags->report);
       if (absl::IsFailedPrecondition(s)) {
         // No gnuplot here: the data and script are written; the chart can be drawn later.
-        fmt::print(stderr, "opsched bench: {} (run: gnuplot {}/speedups.gp)\n", s.message(), flags->report);
+        fmt::print(stderr, "opsched bench: {} (run: cd {} && gnuplot speedups.gp)\n", s.message(), flags->report);
       } else if (!s.ok()) {
         fmt::print(stderr, "opsched bench: {}\n", s.message());
         code = 2;

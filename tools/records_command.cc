@@ -20,12 +20,14 @@ void AddRecordsCommand(CLI::App& app, int* exit_code) {
   show->add_option("log", *log, "Records log")->required();
   show->add_option("--match", filter->match, "Only workloads whose line contains this text");
   show->add_option("--limit", filter->limit, "Rows to print (0: all)")->capture_default_str();
+  AddWideFlag(show, &filter->width);
   show->callback([=] { *exit_code = RecordsShow(*log, *filter, stdout); });
 
   CLI::App* best = records->add_subcommand("best", "The fastest record of every (workload, target)");
   best->add_option("log", *log, "Records log")->required();
   best->add_option("--match", filter->match, "Only workloads whose line contains this text");
   best->add_option("--limit", filter->limit, "Rows to print (0: all)")->capture_default_str();
+  AddWideFlag(best, &filter->width);
   best->callback([=] { *exit_code = RecordsBest(*log, *filter, stdout); });
 
   auto inputs = std::make_shared<std::vector<std::string>>();

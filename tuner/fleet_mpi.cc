@@ -433,7 +433,7 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
   for (int r = 1; r < size; ++r) *rank_died |= !ranks[r].alive;
   for (const WorkloadResult& w : report.workloads) report.measured += w.measured;
   report.seconds = Since(start);
-  std::fputs(report.ToString().c_str(), stdout);
+  std::fputs(report.ToString(options.table_width).c_str(), stdout);
   for (int r = 1; r < size; ++r) {
     const RankState& rank = ranks[r];
     fmt::print("rank {}: {} {}: {} workloads, {} records{}\n", r, rank.host.empty() ? "?" : rank.host,
@@ -497,7 +497,7 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
         fmt::print(stderr, "opsched tune: {}\n", report.status().message());
         code = 2;
       } else {
-        std::fputs(report->ToString().c_str(), stdout);
+        std::fputs(report->ToString(o.table_width).c_str(), stdout);
         for (const WorkloadResult& w : report->workloads) code = w.best_us == 0 ? 1 : code;
       }
     }

@@ -11,6 +11,7 @@
 #include "core/atomic_file.h"
 #include "core/event.h"
 #include "core/format.h"
+#include "core/table.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/version.h"
 #include "opsched/runtime.h"
@@ -309,25 +310,33 @@ static std::string ShortProvenance(const std::string& p) {
   return p.substr(0, 10);
 }
 
-std::string FormatTable(const BenchReport& r) {
+std::string FormatTable(const BenchReport& r, size_t width) {
   // t/oracle is the served choice over the best known one (the records' fastest, re-timed).
-  std::string out = fmt::format("{:<4} {:<62} {:<24} {:<10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n",
-                                "line", "workload", "tuned implementation", "provenance", "tuned us", "wall us",
-                                "heur. us", "oracle us", "t/oracle", "h/oracle", "baseline", "change", "verdict");
+  Table table({{.header = "line", .right = true},
+               {.header = "workload", .min_width = 32, .importance = 2},
+               {.header = "tuned implementation"},  // a name to copy: never cut
+               {.header = "provenance", .droppable = true, .importance = 1},
+               {.header = "tuned us", .right = true, .importance = 6},
+               {.header = "wall us", .right = true, .droppable = true, .importance = 0},
+               {.header = "heur. us", .right = true, .droppable = true, .importance = 1},
+               {.header = "oracle us", .right = true, .droppable = true, .importance = 1},
+               {.header = "t/oracle", .right = true, .importance = 5},
+               {.header = "h/oracle", .right = true, .droppable = true, .importance = 2},
+               {.header = "baseline", .right = true, .droppable = true, .importance = 3},
+               {.header = "change", .right = true, .importance = 5},
+               {.header = "verdict", .importance = 6}});
   for (const BenchEntry& e : r.entries()) {
-    const std::string w = e.workload().size() > 62 ? e.workload().substr(0, 59) + "..." : e.workload();
     if (e.verdict() == "error") {
-      out += fmt::format("{:<4} {:<62} error: {}\n", e.line(), w, e.message());
+      table.AddRow({std::to_string(e.line()), e.workload(), "error: " + e.message()});
       continue;
     }
-    auto num = [](double v, const char* f) { return v > 0 ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
-    out += fmt::format("{:<4} {:<62} {:<24} {:<10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n", e.line(),
-                       w, e.tuned().implementation(), ShortProvenance(e.provenance()),
-                       num(e.tuned().median_us(), "{:.2f}"), num(e.wall_us(), "{:.2f}"),
-                       num(e.heuristic().median_us(), "{:.2f}"), num(e.oracle().median_us(), "{:.2f}"),
-                       num(e.tuned_over_oracle(), "{:.3f}"), num(e.heuristic_over_oracle(), "{:.3f}"),
-                       num(e.baseline_us(), "{:.2f}"), num(e.change(), "{:.3f}x"), e.verdict());
+    table.AddRow({std::to_string(e.line()), e.workload(), e.tuned().implementation(), ShortProvenance(e.provenance()),
+                  Figure(e.tuned().median_us(), "{:.2f}"), Figure(e.wall_us(), "{:.2f}"),
+                  Figure(e.heuristic().median_us(), "{:.2f}"), Figure(e.oracle().median_us(), "{:.2f}"),
+                  Figure(e.tuned_over_oracle(), "{:.3f}"), Figure(e.heuristic_over_oracle(), "{:.3f}"),
+                  Figure(e.baseline_us(), "{:.2f}"), Figure(e.change(), "{:.3f}x"), e.verdict()});
   }
+  std::string out = table.ToString(width);
   for (const OpSummary& s : r.ops()) {
     out += fmt::format("{}: {} workloads, geomean tuned/oracle {:.3f}, heuristic/oracle {:.3f}, "
                        "speedup over heuristic {:.2f}x\n",

@@ -156,5 +156,94 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
   EXPECT_FALSE(RunBench(Registry::Global(), o).ok());
 }
 
+// A report as RunBench makes it, without measuring: a conv2d_bias_act line with every
+// figure, a scatter line with no heuristic, oracle or baseline, and a bad line.
+BenchReport SyntheticReport() {
+  BenchReport r;
+  r.mutable_target()->set_device_name("NVIDIA H100 80GB HBM3");
+  r.set_suite("suite.txt");
+  r.set_tolerance_pct(5);
+  auto timing = [](Timing* t, const char* impl, double median) {
+    t->set_implementation(impl);
+    t->set_config("-");
+    t->set_median_us(median);
+    t->set_ci_low_us(median * 0.9);
+    t->set_ci_high_us(median * 1.1);
+    t->set_samples(30);
+  };
+  BenchEntry* full = r.add_entries();
+  full->set_line(2);
+  full->set_op("conv2d_bias_act");
+  full->set_workload("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu");
+  full->set_provenance("exact record");
+  timing(full->mutable_tuned(), "conv2d_bias_act_cpu", 10);
+  timing(full->mutable_heuristic(), "conv2d_bias_act_cpu_naive", 25);
+  timing(full->mutable_oracle(), "conv2d_bias_act_cpu", 10);
+  full->set_tuned_over_oracle(1);
+  full->set_heuristic_over_oracle(2.5);
+  full->set_speedup_over_heuristic(2.5);
+  full->set_baseline_us(11);
+  full->set_change(10.0 / 11);
+  full->set_gbps(3);
+  full->set_verdict("ok");
+  BenchEntry* bare = r.add_entries();
+  bare->set_line(3);
+  bare->set_op("scatter");
+  bare->set_workload("scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add");
+  bare->set_provenance("heuristic");
+  timing(bare->mutable_tuned(), "scatter_cpu_sequential", 100);
+  bare->set_gbps(1);
+  bare->set_verdict("new");
+  BenchEntry* bad = r.add_entries();
+  bad->set_line(4);
+  bad->set_workload("scatter nonsense");
+  bad->set_bad_line(true);
+  bad->set_verdict("error");
+  bad->set_message("suite.txt:4: column 9: expected name=value");
+  OpSummary* conv = r.add_ops();
+  conv->set_op("conv2d_bias_act");
+  conv->set_workloads(1);
+  conv->set_geomean_tuned_over_oracle(1);
+  conv->set_geomean_heuristic_over_oracle(2.5);
+  conv->set_geomean_speedup_over_heuristic(2.5);
+  OpSummary* scatter = r.add_ops();  // no oracle, no heuristic: no geometric means
+  scatter->set_op("scatter");
+  scatter->set_workloads(1);
+  return r;
+}
+
+TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
+  const BenchReport r = SyntheticReport();
+  auto widest = [](const std::string& text) {
+    size_t most = 0;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("conv2d", 0) == 0 || line.rfind("scatter", 0) == 0 || line.find("regression(s)") != std::string::npos) {
+        continue;  // the summary lines after the table
+      }
+      most = std::max(most, DisplayWidth(line));
+    }
+    return most;
+  };
+  const std::string narrow = FormatTable(r);
+  EXPECT_LE(widest(narrow), kTableWidth) << narrow;
+  EXPECT_NE(narrow.find("verdict"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("conv2d_bias_act_cpu"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("   4  scatter nonsense"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("error: suite.txt:4: column 9: expected name=value"), std::string::npos) << narrow;
+  const std::string wide = FormatTable(r, 0);
+  EXPECT_GT(widest(wide), kTableWidth) << wide;
+  for (const char* header : {"wall us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
+    EXPECT_NE(wide.find(header), std::string::npos) << header;
+  }
+  EXPECT_NE(wide.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
+            std::string::npos)
+      << wide;
+  EXPECT_EQ(narrow.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
+            std::string::npos)
+      << narrow;
+}
+
 }  // namespace
 }  // namespace opsched::bench

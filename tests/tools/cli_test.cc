@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/format.h"
+#include "core/table.h"
 #include "records/log_writer.h"
 #include "tests/records/record_factory.h"
 #include "tests/test_files.h"
@@ -268,6 +269,48 @@ TEST(CliTest, VersionSaysWhatWasBuiltFromAndWith) {
       "git commit ([0-9a-f]{12}(-dirty)?|unknown)\n"
       "built with CUDA (none|[0-9]+\\.[0-9]+), cuDNN (none|[0-9]+\\.[0-9]+\\.[0-9]+), cuBLAS (none|[0-9]+\\.[0-9]+\\.[0-9]+)\n");
   EXPECT_TRUE(std::regex_match(version.out, expected)) << version.out;
+}
+
+size_t WidestLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  size_t most = 0;
+  while (std::getline(in, line)) most = std::max(most, DisplayWidth(line));
+  return most;
+}
+
+TEST(CliTest, TablesFit120ColumnsUnlessWide) {
+  const std::string line =
+      "scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=0 reduction=add";
+  const std::string log = TempPath("wide.log");
+  {
+    StatusOr<std::unique_ptr<records::LogWriter>> writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    const Target gpu = records::testing::TestGpu();
+    ASSERT_TRUE((*writer)->Append(records::testing::MakeRecord(line, gpu, "scatter_cuda_privatized_atomic",
+                                                               "block=256,items=4", 12.5))
+                    .ok());
+  }
+  for (const char* command : {"show", "best"}) {
+    Result narrow = Opsched(fmt::format("records {} {}", command, log));
+    EXPECT_EQ(narrow.code, 0) << narrow.err;
+    EXPECT_LE(WidestLine(narrow.out), kTableWidth) << narrow.out;
+    EXPECT_NE(narrow.out.find("scatter_cuda_privatized_atomic"), std::string::npos) << narrow.out;
+    EXPECT_NE(narrow.out.find("12.50"), std::string::npos) << narrow.out;
+    EXPECT_NE(narrow.out.find("..."), std::string::npos) << narrow.out;
+    Result wide = Opsched(fmt::format("records {} {} --wide", command, log));
+    EXPECT_EQ(wide.code, 0) << wide.err;
+    EXPECT_GT(WidestLine(wide.out), kTableWidth) << wide.out;
+    EXPECT_NE(wide.out.find(line), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("NVIDIA H200 sm_90"), std::string::npos) << wide.out;
+  }
+  // ops: the config spaces of a workload are the long column.
+  Result ops = Opsched("ops --workload 'reduce x=f32[64,16,28,28] axes=0,2,3 op=sum'");
+  EXPECT_EQ(ops.code, 0) << ops.err;
+  EXPECT_LE(WidestLine(ops.out), kTableWidth) << ops.out;
+  Result ops_wide = Opsched("ops --wide --workload 'reduce x=f32[64,16,28,28] axes=0,2,3 op=sum'");
+  EXPECT_EQ(ops_wide.code, 0) << ops_wide.err;
+  EXPECT_GE(WidestLine(ops_wide.out), WidestLine(ops.out));
 }
 
 }  // namespace
