@@ -3,11 +3,13 @@
 
 #include "core/format.h"
 #include "core/table.h"
+#include "records/convert.h"
 #include "records/database.h"
 #include "strategies/registry.h"
 #include "tools/commands.h"
 #include "tuner/holdout.h"
 #include "tuner/study.h"
+#include "tuner/workload_tuner.h"
 
 namespace opsched::tools {
 namespace {
@@ -82,8 +84,24 @@ int RunStudy(const StudyFlags& f) {
       times[it->second] = t;
     }
   }
-  fmt::print("{}: {} measured candidates on {} ({})\n", w->ToString(), candidates.size(),
-             db.target(most->second.front()->target).device_name(), fmt::join(f.records, ", "));
+  const records::TargetProto& measured_on = db.target(most->second.front()->target);
+  fmt::print("{}: {} measured candidates on {} ({})\n", w->ToString(), candidates.size(), measured_on.device_name(),
+             fmt::join(f.records, ", "));
+  // A study counts trials to the best of what was measured: only an exhaustive log makes
+  // that the workload's best.
+  if (StatusOr<Target> target = records::FromProto(measured_on); target.ok()) {
+    const CandidateSet legal = EnumerateCandidates(Registry::Global(), *w, *target, /*memory_budget=*/0);
+    size_t measured = 0;
+    for (const Candidate& c : legal.candidates) measured += index.count({c.implementation, c.config.ToString()});
+    if (measured < legal.candidates.size()) {
+      fmt::print(stderr,
+                 "opsched study: warning: {} hold {} of the {} legal candidates of this workload on {}: not an "
+                 "exhaustive run, so the best is only the best measured (opsched tune --policy grid --trials {} "
+                 "measures them all)\n",
+                 fmt::join(f.records, ", "), measured, legal.candidates.size(), measured_on.device_name(),
+                 legal.candidates.size());
+    }
+  }
   Table table({{.header = "policy"},
                {.header = "best us", .right = true},
                {.header = "mean trials", .right = true},

@@ -313,5 +313,29 @@ TEST(CliTest, TablesFit120ColumnsUnlessWide) {
   EXPECT_GE(WidestLine(ops_wide.out), WidestLine(ops.out));
 }
 
+TEST(CliTest, StudyWarnsWhenTheLogIsNotExhaustive) {
+  const char* line = "reduce x=f32[16,4] axes=1 op=sum";
+  const std::string suite = Suite("study.txt", std::string(line) + "\n");
+  const std::string log = TempPath("study.log");
+  Result partial = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                       "--min-time-ms 1 --no-progress",
+                                       suite, log));
+  ASSERT_EQ(partial.code, 0) << partial.err;
+  Result warned = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
+  EXPECT_EQ(warned.code, 0) << warned.err;
+  EXPECT_NE(warned.err.find(fmt::format("opsched study: warning: {} hold 2 of the ", log)), std::string::npos)
+      << warned.err;
+  EXPECT_NE(warned.err.find("not an exhaustive run"), std::string::npos) << warned.err;
+  EXPECT_NE(warned.out.find("measured candidates on"), std::string::npos) << warned.out;
+  // Every legal candidate measured: nothing to warn about.
+  Result all = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy grid --trials 100000 "
+                                   "--min-time-ms 1 --no-progress",
+                                   suite, log));
+  ASSERT_EQ(all.code, 0) << all.err;
+  Result exhaustive = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
+  EXPECT_EQ(exhaustive.code, 0) << exhaustive.err;
+  EXPECT_EQ(exhaustive.err.find("warning"), std::string::npos) << exhaustive.err;
+}
+
 }  // namespace
 }  // namespace opsched
