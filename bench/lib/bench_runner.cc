@@ -3,9 +3,12 @@
 #include <google/protobuf/util/json_util.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include "bench/lib/verdict.h"
 #include "core/atomic_file.h"
@@ -88,6 +91,48 @@ void Fill(Timing* t, std::string implementation, std::string config, const std::
 // A measured figure, or "-" where there is none (0: no oracle, no baseline, ...).
 std::string Figure(double value, const char* format) {
   return value > 0 ? fmt::format(fmt::runtime(format), value) : std::string("-");
+}
+
+// Text for a double-quoted gnuplot string shown in enhanced mode (also a quoted string of
+// a data file, which gnuplot reads the same way): "_" would start a subscript, "^" a
+// superscript, and so on; each is escaped to print as itself.
+std::string GnuplotText(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\'';  // neither may end or escape the quoted string
+    } else if (std::string_view("_^@&{}~").find(c) != std::string_view::npos) {
+      out += "\\\\";
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ShellQuote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A bound of a timing's 95% confidence interval (its median when the interval is unknown).
+double Bound(const Timing& t, bool high) {
+  const double b = high ? t.ci_high_us() : t.ci_low_us();
+  return b > 0 ? b : t.median_us();
+}
+
+// " value low high" for the chart's data file; NaN (no bar) where there is no value.
+std::string ChartRatio(double value, double low, double high) {
+  if (!(value > 0) || !std::isfinite(value)) return " NaN NaN NaN";
+  if (!(low > 0) || !std::isfinite(low)) low = value;
+  if (!(high > 0) || !std::isfinite(high)) high = value;
+  return fmt::format(" {:.4f} {:.4f} {:.4f}", value, std::min(low, value), std::max(high, value));
+}
+
+std::string ChartTime(const Timing& t) {
+  return t.median_us() > 0 ? ChartRatio(t.median_us(), Bound(t, false), Bound(t, true)) : " NaN NaN NaN";
 }
 
 double GeoMean(const std::vector<double>& v) {
@@ -379,32 +424,52 @@ Status WriteReports(const BenchReport& r, const std::string& dir) {
   }
   md += fmt::format("\n{} regression(s).\n\n![speedups](speedups.svg)\n", r.regressions());
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.md", md));
-  // The chart: gnuplot over a data file.
-  std::string data = "# index speedup_over_heuristic oracle_over_tuned label\n";
-  int index = 0;
+  // The chart: gnuplot over a data file, both with relative paths (the script runs from
+  // its own folder: cd DIR && gnuplot speedups.gp).
+  std::string data =
+      "# index, then value, 95% CI low and high of: speedup_over_heuristic, oracle_over_tuned, tuned_us, "
+      "heuristic_us, oracle_us; then the label (NaN: no value, no bar)\n";
+  int rows = 0;
   for (const BenchEntry& e : r.entries()) {
     if (e.verdict() == "error") continue;
-    const double quality = e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0;
-    data += fmt::format("{} {:.4f} {:.4f} \"{}:{}\"\n", index++, e.speedup_over_heuristic(), quality, e.op(), e.line());
+    const Timing& t = e.tuned();
+    const Timing& h = e.heuristic();
+    const Timing& o = e.oracle();
+    data += fmt::format("{}{}{}{}{}{} \"{}\"\n", rows++,
+                        ChartRatio(e.speedup_over_heuristic(), Bound(h, false) / Bound(t, true),
+                                   Bound(h, true) / Bound(t, false)),
+                        ChartRatio(e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0,
+                                   Bound(o, false) / Bound(t, true), Bound(o, true) / Bound(t, false)),
+                        ChartTime(t), ChartTime(h), ChartTime(o),
+                        GnuplotText(fmt::format("{}:{}", e.op(), e.line())));
   }
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.dat", data));
-  const std::string script = fmt::format(R"gp(set terminal svg size 1000,520 dynamic font "sans,11"
-set output "{0}/speedups.svg"
-set title "opsched bench on {1}: tuned choice per workload"
+  const std::string script = fmt::format(R"gp(set terminal svg size 1000,900 dynamic enhanced font "sans,11"
+set output "speedups.svg"
+set datafile missing "NaN"
+set multiplot layout 2,1 title "opsched bench on {0}: tuned choice per workload"
+# Ratios with their 95% confidence intervals (from the measured medians' intervals).
 set style data histograms
-set style histogram clustered gap 1
+set style histogram errorbars gap 1 lw 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set ylabel "ratio"
+set ylabel "ratio (95% confidence interval)"
 set yrange [0:*]
 set xtics rotate by -45 scale 0
-set key top left
+set key outside top center horizontal
 set grid ytics
-plot "{0}/speedups.dat" using 2:xtic(4) title "speedup over heuristic", "" using 3 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
+plot "speedups.dat" using 2:3:4:xtic(17) title "speedup over heuristic", "" using 5:6:7 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
+# Absolute times: medians with their 95% confidence intervals.
+set logscale y
+set ylabel "median us per call (95% confidence interval)"
+set yrange [*:*]
+set xrange [-0.5:{1}.5]
+plot "speedups.dat" using ($1-0.2):8:9:10:xtic(17) with yerrorbars pt 7 title "tuned", "" using 1:11:12:13 with yerrorbars pt 5 title "heuristic", "" using ($1+0.2):14:15:16 with yerrorbars pt 9 title "oracle"
+unset multiplot
 )gp",
-                                         dir, r.target().device_name());
+                                         GnuplotText(r.target().device_name()), rows - 1);
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.gp", script));
-  const int rc = std::system(fmt::format("gnuplot '{}/speedups.gp' 2>&1", dir).c_str());
+  const int rc = std::system(fmt::format("cd {} && gnuplot speedups.gp 2>&1", ShellQuote(dir)).c_str());
   if (rc != 0) {
     return absl::FailedPreconditionError(
         "gnuplot failed or is missing (tools/setup.sh installs gnuplot-nox); speedups.svg not drawn");

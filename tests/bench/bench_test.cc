@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "bench/lib/bench_runner.h"
@@ -212,6 +213,73 @@ BenchReport SyntheticReport() {
   return r;
 }
 
+// The first line of `text` that starts with `start` (empty when none does).
+std::string LineStarting(const std::string& text, const std::string& start) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(BenchReportTest, MissingFiguresAreDashesAndTheChartSkipsTheirBars) {
+  const std::string dir = ::testing::TempDir() + "/bench_synthetic";
+  std::filesystem::remove_all(dir);
+  const bool gnuplot = std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  const Status written = WriteReports(SyntheticReport(), dir);
+  if (gnuplot) {
+    OPSCHED_ASSERT_OK(written);
+  } else {
+    EXPECT_TRUE(absl::IsFailedPrecondition(written)) << written;
+  }
+  // report.md: "-" where there is no heuristic, oracle or baseline, never a 0.00.
+  const std::string md = Read(dir + "/report.md");
+  const std::string bare = LineStarting(md, "| 3 |");
+  ASSERT_FALSE(bare.empty()) << md;
+  EXPECT_EQ(bare,
+            "| 3 | `scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add` | scatter_cpu_sequential "
+            "`-` | heuristic | 100.00 | - | - | - | - | 1 | - | - | new |");
+  EXPECT_NE(LineStarting(md, "| 2 |").find("| 10.00 | 25.00 | 10.00 | 1.000 | 2.500 | 3 | 11.00 | 0.909 | ok |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(LineStarting(md, "| scatter |"), "| scatter | 1 | - | - | - |") << md;
+  EXPECT_EQ(LineStarting(md, "| conv2d_bias_act |"), "| conv2d_bias_act | 1 | 1.000 | 2.500 | 2.50x |") << md;
+
+  // The chart's data: an escaped label, the confidence intervals, NaN (no bar) for what
+  // was not measured; the bad line has no row.
+  const std::string data = Read(dir + "/speedups.dat");
+  const std::string conv = LineStarting(data, "0 ");
+  EXPECT_EQ(conv,
+            "0 2.5000 2.0455 3.0556 1.0000 0.8182 1.2222 10.0000 9.0000 11.0000 25.0000 22.5000 27.5000 10.0000 "
+            "9.0000 11.0000 \"conv2d\\\\_bias\\\\_act:2\"");
+  EXPECT_EQ(LineStarting(data, "1 "),
+            "1 NaN NaN NaN NaN NaN NaN 100.0000 90.0000 110.0000 NaN NaN NaN NaN NaN NaN \"scatter:3\"");
+  EXPECT_EQ(LineStarting(data, "2 "), "");
+  // The script names its files relative to its own folder, and keeps the legend outside.
+  const std::string script = Read(dir + "/speedups.gp");
+  EXPECT_EQ(script.find(dir), std::string::npos) << script;
+  EXPECT_NE(script.find("set output \"speedups.svg\""), std::string::npos) << script;
+  EXPECT_NE(script.find("set key outside"), std::string::npos) << script;
+  EXPECT_NE(script.find("yerrorbars"), std::string::npos) << script;
+  EXPECT_NE(script.find("NVIDIA H100 80GB HBM3"), std::string::npos) << script;
+  if (!gnuplot) {
+    std::printf("gnuplot missing: the drawn chart not checked\n");
+    return;
+  }
+  // Underscores print as themselves (not as subscripts), and the script runs from a copy
+  // of its folder anywhere.
+  EXPECT_NE(Read(dir + "/speedups.svg").find(">conv2d_bias_act:2<"), std::string::npos);
+  const std::string moved = ::testing::TempDir() + "/bench_synthetic_moved";
+  std::filesystem::remove_all(moved);
+  std::filesystem::create_directories(moved);
+  for (const char* name : {"speedups.gp", "speedups.dat"}) {
+    std::filesystem::copy_file(dir + "/" + name, moved + "/" + name);
+  }
+  ASSERT_EQ(std::system(("cd '" + moved + "' && gnuplot speedups.gp").c_str()), 0);
+  EXPECT_NE(Read(moved + "/speedups.svg").find("<svg"), std::string::npos);
+}
+
 TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
   const BenchReport r = SyntheticReport();
   auto widest = [](const std::string& text) {
@@ -243,6 +311,44 @@ TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
   EXPECT_EQ(narrow.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
             std::string::npos)
       << narrow;
+}
+
+// docs/bench.md names every field of report.json and of a baseline exactly as the writer
+// writes them (the proto's own names), and none by the lowerCamelCase JSON name it is not
+// written with.
+TEST(BenchDocsTest, BenchMdNamesTheJsonFieldsAsWritten) {
+  const char* root = std::getenv("TEST_SRCDIR");
+  const std::string docs = Read(std::string(root ? root : ".") + "/opsched/docs/bench.md");
+  ASSERT_FALSE(docs.empty()) << "docs/bench.md not found in the runfiles";
+  const std::string dir = ::testing::TempDir() + "/bench_docs";
+  std::filesystem::remove_all(dir);
+  const BenchReport report = SyntheticReport();
+  (void)WriteReports(report, dir);  // the chart may not be drawn here; the JSON is written first
+  const std::string json = Read(dir + "/report.json");
+  ASSERT_FALSE(json.empty());
+  OPSCHED_ASSERT_OK(WriteBaseline(report, dir + "/baseline.json"));
+  const std::string baseline = Read(dir + "/baseline.json");
+  auto check = [&](const google::protobuf::Descriptor* message, const std::string& written) {
+    for (int i = 0; i < message->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = message->field(i);
+      EXPECT_NE(written.find("\"" + field->name() + "\":"), std::string::npos)
+          << message->name() << "." << field->name() << " is not written under its own name";
+      const std::string named = field->is_repeated() && field->message_type() != nullptr ? "[]`" : "`";
+      EXPECT_NE(docs.find("`" + field->name() + named), std::string::npos)
+          << "docs/bench.md does not name " << message->name() << "." << field->name();
+      if (field->json_name() != field->name()) {
+        EXPECT_EQ(docs.find("`" + field->json_name() + "`"), std::string::npos)
+            << "docs/bench.md names " << field->json_name() << ", which the writer never writes";
+      }
+    }
+  };
+  check(BenchReport::descriptor(), json);
+  check(BenchEntry::descriptor(), json);
+  check(Timing::descriptor(), json);
+  check(OpSummary::descriptor(), json);
+  check(records::TargetProto::descriptor(), json);
+  check(Baseline::descriptor(), baseline);
+  check(BaselineEntry::descriptor(), baseline);
 }
 
 }  // namespace
