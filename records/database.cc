@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/format.h"
 
@@ -261,6 +262,41 @@ std::vector<uint64_t> Database::FingerprintsWithArch(uint64_t arch) const {
     if (t.key.arch == arch) out.push_back(t.key.fingerprint);
   }
   return out;
+}
+
+size_t Database::CountFor(const TargetKey& target, bool allow_transfer) const {
+  std::vector<bool> usable(targets_.size());
+  bool any = false;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    const TargetKey& key = targets_[i].key;
+    usable[i] = key.fingerprint == target.fingerprint || (allow_transfer && key.arch == target.arch);
+    any |= usable[i];
+  }
+  if (!any) return 0;
+  size_t count = 0;
+  for (const RecordEntry& e : entries_) count += usable[e.target] ? 1 : 0;
+  return count;
+}
+
+std::string NoRecordsForTargetNote(const Database& db, const Target& target, bool allow_transfer) {
+  if (db.size() == 0 || db.CountFor(TargetKey::Of(target), allow_transfer) > 0) return "";
+  std::map<uint32_t, size_t> per_target;
+  for (const RecordEntry& e : db.entries()) ++per_target[e.target];
+  std::string theirs;
+  constexpr size_t kNamed = 3;
+  size_t named = 0;
+  for (const auto& [index, count] : per_target) {
+    if (named++ == kNamed) {
+      theirs += fmt::format(" and {} more", per_target.size() - kNamed);
+      break;
+    }
+    const TargetProto& t = db.target(index);
+    theirs += fmt::format("{}{} {} {} (fingerprint {:016x}): {}", named > 1 ? "; " : "", t.kind(), t.device_name(),
+                          t.arch(), t.fingerprint(), count);
+  }
+  return fmt::format("{} records loaded, none for this target (fingerprint {:016x}, {} {} {}{}); they are for: {}",
+                     db.size(), target.fingerprint(), DeviceKindName(target.kind), target.device_name, target.arch,
+                     allow_transfer ? ", nor for its arch" : "", theirs);
 }
 
 std::vector<const RecordEntry*> Database::RecordsFor(uint64_t workload_hash,

@@ -105,12 +105,16 @@ class Database {
   std::vector<uint64_t> FingerprintsWithArch(uint64_t arch) const;
   // Every record of one workload on one target (any status), in load order.
   std::vector<const RecordEntry*> RecordsFor(uint64_t workload_hash, uint64_t fingerprint) const;
+  // Records (any workload, any status) on `target` (its fingerprint) or, with
+  // allow_transfer, on any target of its arch key: those a dispatcher there can use.
+  size_t CountFor(const TargetKey& target, bool allow_transfer = false) const;
 
   const Workload& workload(uint32_t i) const { return workloads_[i]->workload; }
   const TargetProto& target(uint32_t i) const { return targets_[i].proto; }
   const std::string& implementation(uint32_t i) const { return implementations_[i]; }
   const Config& config(uint32_t i) const { return configs_[i]; }
   size_t workload_count() const { return workloads_.size(); }
+  size_t target_count() const { return targets_.size(); }
   // The full record behind an entry, read back from its log.
   StatusOr<Record> Fetch(const RecordEntry& entry) const;
   // The serialized record behind an entry, exactly as stored.
@@ -166,6 +170,11 @@ class Database {
   std::vector<Record> live_;
   RecordSkimmer skimmer_;  // reused by Index
 };
+
+// When `db` holds records but none a dispatcher on `target` can use (CountFor): "N
+// records loaded, none for this target (fingerprint F, DEVICE ARCH); they are for: ..."
+// naming the targets they were measured on. Empty otherwise (no records, or some usable).
+std::string NoRecordsForTargetNote(const Database& db, const Target& target, bool allow_transfer = false);
 
 // The family of a workload: op, tensor names, dtypes, ranks and layouts, attributes —
 // everything but the sizes. Nearest() searches within a family.

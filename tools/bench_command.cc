@@ -18,6 +18,8 @@ struct BenchFlags {
   int min_repeats = 10;
   double min_time_ms = 20;
   std::string index_pattern = "uniform";
+  bool no_progress = false;
+  size_t width = kTableWidth;
 };
 
 // The exit status of a bench run (see docs/bench.md) and, for 2, why.
@@ -61,17 +63,28 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
                 "of held-out lines)");
   b->add_option("--target", flags->target, "cpu or cuda:N (default: the first GPU, else cpu)");
   b->add_option("--baseline", flags->baseline, "Baseline JSON (default bench/baselines/<kind>-<device>.json)");
-  b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine");
+  b->add_option("--tolerance", flags->tolerance_pct, "Percent slower than the baseline that is still fine")
+      ->capture_default_str();
   b->add_option("--min-change-us", flags->min_change_us,
-                "Microseconds a regression must also exceed (launch-bound ops jitter by tenths of a µs)");
+                "Microseconds a regression must also exceed (launch-bound ops jitter by tenths of a µs)")
+      ->capture_default_str();
   b->add_flag("--update-baseline", flags->update_baseline, "Write this run's medians as the baseline");
   b->add_option("--report", flags->report, "Folder for report.json, report.md and speedups.svg");
-  b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload");
-  b->add_option("--min-repeats", flags->min_repeats, "Timed repetitions per round at least");
-  b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least");
+  b->add_option("--rounds", options->rounds, "Interleaved measurement rounds per workload")->capture_default_str();
+  b->add_option("--min-repeats", flags->min_repeats, "Timed repetitions per round at least")->capture_default_str();
+  b->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds per round at least")
+      ->capture_default_str();
   b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
-      ->check(CLI::IsMember({"uniform", "unique", "hot"}));
+      ->check(CLI::IsMember({"uniform", "unique", "hot"}))
+      ->capture_default_str();
+  b->add_flag("--no-progress", flags->no_progress, "No progress line");
+  AddWideFlag(b, &flags->width);
   b->callback([=] {
+    // The whole suite parses before anything is measured.
+    if (!SuiteIsGood("bench", options->suite_path)) {
+      *exit_code = 2;
+      return;
+    }
     bench::BenchOptions o = *options;
     if (flags->target.empty()) {
       o.target = DefaultTarget();
@@ -92,6 +105,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.generator.index_pattern = flags->index_pattern;
+    o.progress = !flags->no_progress;
     fmt::print(stderr, "opsched bench: {} on {}, baseline {}\n", o.suite_path, o.target.ToString(), o.baseline_path);
     StatusOr<bench::BenchReport> report = bench::RunBench(Registry::Global(), o);
     if (!report.ok()) {
@@ -99,7 +113,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    std::fputs(bench::FormatTable(*report).c_str(), stdout);
+    std::fputs(bench::FormatTable(*report, flags->width).c_str(), stdout);
     const BenchOutcome outcome = Outcome(*report);
     int code = outcome.code;
     if (!outcome.why.empty()) fmt::print(stderr, "opsched bench: {}\n", outcome.why);
@@ -107,7 +121,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
       Status s = bench::WriteReports(*report, flags->report);
       if (absl::IsFailedPrecondition(s)) {
         // No gnuplot here: the data and script are written; the chart can be drawn later.
-        fmt::print(stderr, "opsched bench: {} (run: gnuplot {}/speedups.gp)\n", s.message(), flags->report);
+        fmt::print(stderr, "opsched bench: {} (run: cd {} && gnuplot speedups.gp)\n", s.message(), flags->report);
       } else if (!s.ok()) {
         fmt::print(stderr, "opsched bench: {}\n", s.message());
         code = 2;

@@ -2,6 +2,9 @@
 // callback stores the exit code in `*exit_code`.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include <CLI/CLI.hpp>
 
 namespace opsched::tools {
@@ -14,5 +17,14 @@ void AddBenchCommand(CLI::App& app, int* exit_code);
 void AddStudyCommand(CLI::App& app, int* exit_code);
 // `opsched records train`, under the records command.
 void AddRecordsTrainCommand(CLI::App* records, int* exit_code);
+
+// --wide: tables print every column in full instead of fitting kTableWidth (120) columns.
+// Sets *width to 0 when given.
+void AddWideFlag(CLI::App* command, size_t* width);
+
+// Reads the whole suite at `path` before anything is measured. False, after printing
+// each bad line's error ("SUITE:LINE: column C: message") and "opsched COMMAND: N bad
+// line(s) in the suite" (or why the suite cannot be read) to stderr, when any line is bad.
+bool SuiteIsGood(std::string_view command, const std::string& path);
 
 }  // namespace opsched::tools

@@ -1,6 +1,7 @@
 // opsched: the command-line tool (tune, bench, explain, ops, records).
 #include <CLI/CLI.hpp>
 
+#include "tools/build_info.h"
 #include "tools/commands.h"
 #include "tools/guarded_main.h"
 #include "tuner/worker.h"
@@ -11,6 +12,11 @@ int main(int argc, char** argv) {
   if (opsched::MaybeRunWorker(argc, argv, &worker_exit)) return worker_exit;
   CLI::App app{"opsched: autotuning operator scheduling for GPU kernels"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] {
+    std::string text = opsched::tools::VersionText();
+    if (!text.empty() && text.back() == '\n') text.pop_back();  // CLI11 ends the line itself
+    return text;
+  }, "Print the version, the git commit and the CUDA, cuDNN and cuBLAS versions built with, and exit");
   int exit_code = 0;
   opsched::tools::AddTuneCommand(app, &exit_code);
   opsched::tools::AddBenchCommand(app, &exit_code);

@@ -4,7 +4,7 @@
 #include "core/format.h"
 #include "strategies/registry.h"
 #include "tools/commands.h"
-#include "tools/table.h"
+#include "core/table.h"
 
 namespace opsched::tools {
 
@@ -32,9 +32,11 @@ std::string Domain(const KnobDomain& k) {
 void AddOpsCommand(CLI::App& app, int* exit_code) {
   auto line = std::make_shared<std::string>();
   auto target_name = std::make_shared<std::string>("cpu");
+  auto width = std::make_shared<size_t>(kTableWidth);
   CLI::App* ops = app.add_subcommand("ops", "List ops, implementations, strategies and spaces");
   ops->add_option("--workload", *line, "Show applicability and spaces for this workload");
-  ops->add_option("--target", *target_name, "Target for --workload: cpu or cuda:N");
+  ops->add_option("--target", *target_name, "Target for --workload: cpu or cuda:N")->capture_default_str();
+  AddWideFlag(ops, width.get());
   ops->callback([=] {
     const Registry& registry = Registry::Global();
     std::optional<Workload> workload;
@@ -66,8 +68,14 @@ void AddOpsCommand(CLI::App& app, int* exit_code) {
       for (const auto& n : op->InputNames()) inputs += (inputs.empty() ? "" : ", ") + n;
       for (const auto& n : op->OutputNames()) outputs += (outputs.empty() ? "" : ", ") + n;
       fmt::print("op {}: inputs {}; outputs {}\n", op->name(), inputs, outputs);
-      Table impls(workload ? std::vector<std::string>{"implementation", "device", "traits", "applicable", "space"}
-                           : std::vector<std::string>{"implementation", "device", "traits"});
+      std::vector<Column> columns = {{.header = "implementation"},
+                                     {.header = "device"},
+                                     {.header = "traits", .min_width = 12, .importance = 2}};
+      if (workload) {
+        columns.push_back({.header = "applicable", .min_width = 24, .importance = 3});
+        columns.push_back({.header = "space", .min_width = 24, .importance = 1});
+      }
+      Table impls(std::move(columns));
       for (const Implementation* impl : registry.ImplementationsOf(op->name())) {
         std::vector<std::string> row = {std::string(impl->name()),
                                         std::string(DeviceKindName(impl->device_kind())),
@@ -88,12 +96,13 @@ void AddOpsCommand(CLI::App& app, int* exit_code) {
         }
         impls.AddRow(std::move(row));
       }
-      impls.Print();
+      impls.Print(stdout, *width);
       if (const Strategy* s = registry.FindStrategy(op->name())) {
-        Table rules({"priority", "implementation", "when"});
+        Table rules({{.header = "priority", .right = true}, {.header = "implementation"},
+                     {.header = "when", .min_width = 40}});
         for (const StrategyRule& r : s->rules()) rules.AddRow({std::to_string(r.priority), r.implementation, r.when});
         fmt::print("strategy:\n");
-        rules.Print();
+        rules.Print(stdout, *width);
       }
       fmt::print("\n");
     }

@@ -19,13 +19,15 @@ void AddRecordsCommand(CLI::App& app, int* exit_code) {
   CLI::App* show = records->add_subcommand("show", "List the records of a log");
   show->add_option("log", *log, "Records log")->required();
   show->add_option("--match", filter->match, "Only workloads whose line contains this text");
-  show->add_option("--limit", filter->limit, "Rows to print (0: all)");
+  show->add_option("--limit", filter->limit, "Rows to print (0: all)")->capture_default_str();
+  AddWideFlag(show, &filter->width);
   show->callback([=] { *exit_code = RecordsShow(*log, *filter, stdout); });
 
   CLI::App* best = records->add_subcommand("best", "The fastest record of every (workload, target)");
   best->add_option("log", *log, "Records log")->required();
   best->add_option("--match", filter->match, "Only workloads whose line contains this text");
-  best->add_option("--limit", filter->limit, "Rows to print (0: all)");
+  best->add_option("--limit", filter->limit, "Rows to print (0: all)")->capture_default_str();
+  AddWideFlag(best, &filter->width);
   best->callback([=] { *exit_code = RecordsBest(*log, *filter, stdout); });
 
   auto inputs = std::make_shared<std::vector<std::string>>();
@@ -40,7 +42,8 @@ void AddRecordsCommand(CLI::App& app, int* exit_code) {
       "compact", "Keep the best N records per (workload, target) plus failures");
   compact->add_option("log", *log, "Records log")->required();
   compact->add_option("-o,--out", *output, "Compacted log (replaced atomically)")->required();
-  compact->add_option("--keep", *keep, "Fastest distinct configs kept per (workload, target)");
+  compact->add_option("--keep", *keep, "Fastest distinct configs kept per (workload, target)")
+      ->capture_default_str();
   compact->callback([=] { *exit_code = RecordsCompact(*log, *output, *keep, stdout); });
 
   CLI::App* exporter = records->add_subcommand("export", "Print records as JSON, one per line");

@@ -18,7 +18,7 @@
 #include "records/log_reader.h"
 #include "records/log_rewrite.h"
 #include "records/validate.h"
-#include "tools/table.h"
+#include "core/table.h"
 
 namespace opsched::tools {
 namespace {
@@ -88,7 +88,12 @@ int RecordsShow(const std::string& log, const RecordFilter& filter, std::FILE* o
   Database db;
   Status s = db.Load(log);
   if (!s.ok()) return Fail(s);
-  Table table({"workload", "target", "implementation", "config", "median_us", "status"});
+  Table table({{.header = "workload", .min_width = 36, .importance = 2},
+               {.header = "target", .min_width = 20, .droppable = true, .importance = 1},
+               {.header = "implementation"},  // a name to copy: never cut
+               {.header = "config", .min_width = 16, .importance = 3},
+               {.header = "median_us", .right = true},
+               {.header = "status"}});
   size_t shown = 0, matching = 0;
   for (const RecordEntry& e : db.entries()) {
     if (!Matches(filter, db.workload(e.workload))) continue;
@@ -100,7 +105,7 @@ int RecordsShow(const std::string& log, const RecordFilter& filter, std::FILE* o
                   e.status == records::OK ? Micros(e.median_us) : "-",
                   std::string(records::StatusName(e.status))});
   }
-  table.Print(out);
+  table.Print(out, filter.width);
   if (matching > shown) fmt::print(out, "... {} more (--limit 0 shows all)\n", matching - shown);
   return 0;
 }
@@ -115,7 +120,12 @@ int RecordsBest(const std::string& log, const RecordFilter& filter, std::FILE* o
   for (const RecordEntry& e : db.entries()) {
     if (count[{e.workload, e.target}]++ == 0) pairs.emplace_back(e.workload, e.target);
   }
-  Table table({"workload", "target", "implementation", "config", "median_us", "records"});
+  Table table({{.header = "workload", .min_width = 36, .importance = 2},
+               {.header = "target", .min_width = 20, .droppable = true, .importance = 1},
+               {.header = "implementation"},  // a name to copy: never cut
+               {.header = "config", .min_width = 16, .importance = 3},
+               {.header = "median_us", .right = true},
+               {.header = "records", .right = true}});
   size_t shown = 0, matching = 0;
   for (auto [w, t] : pairs) {
     const Workload& workload = db.workload(w);
@@ -136,7 +146,7 @@ int RecordsBest(const std::string& log, const RecordFilter& filter, std::FILE* o
     row.push_back(std::to_string(count[{w, t}]));
     table.AddRow(std::move(row));
   }
-  table.Print(out);
+  table.Print(out, filter.width);
   if (matching > shown) fmt::print(out, "... {} more (--limit 0 shows all)\n", matching - shown);
   return 0;
 }

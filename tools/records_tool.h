@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "core/table.h"
+
 namespace opsched::tools {
 
 struct RecordFilter {
   std::string match;  // substring of the workload line; empty matches all
   int limit = 50;     // rows printed at most (0: all)
+  size_t width = kTableWidth;  // columns the table may take (0: every column in full, --wide)
 };
 
 int RecordsVerify(const std::string& log, std::FILE* out);

@@ -2,11 +2,14 @@
 #include <memory>
 
 #include "core/format.h"
+#include "core/table.h"
+#include "records/convert.h"
 #include "records/database.h"
 #include "strategies/registry.h"
 #include "tools/commands.h"
 #include "tuner/holdout.h"
 #include "tuner/study.h"
+#include "tuner/workload_tuner.h"
 
 namespace opsched::tools {
 namespace {
@@ -21,6 +24,7 @@ struct StudyFlags {
   std::vector<std::string> policies = {"random", "xgb"};
   int seeds = 5;
   double within = 0.95;
+  size_t width = kTableWidth;
 };
 
 int RunHoldoutStudy(const StudyFlags& f, const records::Database& db) {
@@ -33,7 +37,7 @@ int RunHoldoutStudy(const StudyFlags& f, const records::Database& db) {
     fmt::print(stderr, "opsched study: {}\n", report.status().message());
     return 2;
   }
-  std::fputs(report->ToString().c_str(), stdout);
+  std::fputs(report->ToString(f.width).c_str(), stdout);
   return 0;
 }
 
@@ -80,18 +84,38 @@ int RunStudy(const StudyFlags& f) {
       times[it->second] = t;
     }
   }
-  fmt::print("{}: {} measured candidates on {} ({})\n", w->ToString(), candidates.size(),
-             db.target(most->second.front()->target).device_name(), fmt::join(f.records, ", "));
-  fmt::print("{:<8} {:>10} {:>14}  trials per seed to reach {:.0f}% of the best\n", "policy", "best us", "mean trials",
-             100 * f.within);
+  const records::TargetProto& measured_on = db.target(most->second.front()->target);
+  fmt::print("{}: {} measured candidates on {} ({})\n", w->ToString(), candidates.size(), measured_on.device_name(),
+             fmt::join(f.records, ", "));
+  // A study counts trials to the best of what was measured: only an exhaustive log makes
+  // that the workload's best.
+  if (StatusOr<Target> target = records::FromProto(measured_on); target.ok()) {
+    const CandidateSet legal = EnumerateCandidates(Registry::Global(), *w, *target, /*memory_budget=*/0);
+    size_t measured = 0;
+    for (const Candidate& c : legal.candidates) measured += index.count({c.implementation, c.config.ToString()});
+    if (measured < legal.candidates.size()) {
+      fmt::print(stderr,
+                 "opsched study: warning: {} hold {} of the {} legal candidates of this workload on {}: not an "
+                 "exhaustive run, so the best is only the best measured (opsched tune --policy grid --trials {} "
+                 "measures them all)\n",
+                 fmt::join(f.records, ", "), measured, legal.candidates.size(), measured_on.device_name(),
+                 legal.candidates.size());
+    }
+  }
+  Table table({{.header = "policy"},
+               {.header = "best us", .right = true},
+               {.header = "mean trials", .right = true},
+               {.header = fmt::format("trials per seed to reach {:.0f}% of the best", 100 * f.within), .min_width = 20}});
   for (const std::string& policy : f.policies) {
     StatusOr<StudyResult> r = ReplaySearch(policy, *w, candidates, times, f.seeds, f.within);
     if (!r.ok()) {
       fmt::print(stderr, "opsched study: {}: {}\n", policy, r.status().message());
       return 1;
     }
-    fmt::print("{:<8} {:>10.2f} {:>14.1f}  {}\n", policy, r->best_us, r->mean_trials, fmt::join(r->trials_to_target, " "));
+    table.AddRow({policy, fmt::format("{:.2f}", r->best_us), fmt::format("{:.1f}", r->mean_trials),
+                  fmt::format("{}", fmt::join(r->trials_to_target, " "))});
   }
+  table.Print(stdout, f.width);
   return 0;
 }
 
@@ -114,9 +138,10 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   s->add_option("--model-max-distance", flags->model_max_distance,
                 "--holdout: the dispatcher trusts the model up to this distance from its training data")
       ->capture_default_str();
-  s->add_option("--policies", flags->policies, "Policies to compare (default random xgb)");
-  s->add_option("--seeds", flags->seeds, "Seeds per policy (default 5)");
-  s->add_option("--within", flags->within, "Target: time <= best / within (default 0.95)");
+  s->add_option("--policies", flags->policies, "Policies to compare")->capture_default_str();
+  s->add_option("--seeds", flags->seeds, "Seeds per policy")->capture_default_str();
+  s->add_option("--within", flags->within, "Target: time <= best / within")->capture_default_str();
+  AddWideFlag(s, &flags->width);
   s->callback([=] { *exit_code = RunStudy(*flags); });
 }
 

@@ -53,6 +53,7 @@ struct TuneFlags {
   int min_repeats = 10;
   double min_time_ms = 20;
   bool no_progress = false;
+  size_t width = kTableWidth;
 };
 
 // The devices of --devices ("all", or GPU indices "0,2").
@@ -134,6 +135,7 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds at least per candidate")
       ->capture_default_str();
   tune->add_flag("--no-progress", flags->no_progress, "No progress line");
+  AddWideFlag(tune, &flags->width);
   tune->callback([=] {
     TuneOptions o = *options;
     o.generator.index_pattern = flags->index_pattern;
@@ -144,6 +146,12 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       fmt::print(stderr, "opsched tune: --timeout {} s is shorter than --min-time-ms {} ms of "
                          "measurement; every candidate would time out\n",
                  flags->timeout_s, flags->min_time_ms);
+      *exit_code = 2;
+      return;
+    }
+    // The whole suite parses before anything is measured. Under MPI only rank 0 reads it
+    // (the other ranks may not see the file): RunMpiTune checks it there.
+    if (!flags->mpi && !SuiteIsGood("tune", o.suite_path)) {
       *exit_code = 2;
       return;
     }
@@ -158,6 +166,7 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       m.target = flags->target;
       m.timeout_s = flags->timeout_s;
       m.dead_after_s = flags->heartbeat_timeout_s;
+      m.table_width = flags->width;
       *exit_code = RunMpiTune(Registry::Global(), m);
       return;
     }
@@ -205,7 +214,7 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       *exit_code = 2;
       return;
     }
-    std::fputs(report->ToString().c_str(), stdout);
+    std::fputs(report->ToString(flags->width).c_str(), stdout);
     int starts = 0;
     for (const auto& e : owned) starts += e->worker_starts();
     fmt::print("records appended to {}; worker processes started: {}\n", o.records_path, starts);

@@ -245,6 +245,12 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
   StatusOr<std::vector<SuiteEntry>> suite_or = ReadSuite(o.suite_path, registry);
   records::Database live;  // the log so far, records of this run added as they arrive
   Status opened = suite_or.status();
+  if (opened.ok()) {
+    // The whole suite parses before anything is measured (as `opsched tune` without --mpi).
+    const std::vector<std::string> bad = BadLines(*suite_or);
+    for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
+    if (!bad.empty()) opened = absl::InvalidArgumentError(fmt::format("{} bad line(s) in the suite", bad.size()));
+  }
   if (opened.ok() && access(o.records_path.c_str(), F_OK) == 0) {
     opened = Annotate(live.Load(o.records_path), "resuming");
   }
@@ -427,7 +433,7 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
   for (int r = 1; r < size; ++r) *rank_died |= !ranks[r].alive;
   for (const WorkloadResult& w : report.workloads) report.measured += w.measured;
   report.seconds = Since(start);
-  std::fputs(report.ToString().c_str(), stdout);
+  std::fputs(report.ToString(options.table_width).c_str(), stdout);
   for (int r = 1; r < size; ++r) {
     const RankState& rank = ranks[r];
     fmt::print("rank {}: {} {}: {} workloads, {} records{}\n", r, rank.host.empty() ? "?" : rank.host,
@@ -470,8 +476,18 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
   }
   if (size == 1) {
     StatusOr<Target> target = RankTarget(o.target, 0);
+    StatusOr<std::vector<SuiteEntry>> suite = ReadSuite(o.tune.suite_path, registry);
+    // The whole suite parses before anything is measured (as `opsched tune` without --mpi).
+    const std::vector<std::string> bad = suite.ok() ? BadLines(*suite) : std::vector<std::string>{};
+    for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
     if (!target.ok()) {
       fmt::print(stderr, "opsched tune: {}\n", target.status().message());
+      code = 2;
+    } else if (!suite.ok()) {
+      fmt::print(stderr, "opsched tune: {}\n", suite.status().message());
+      code = 2;
+    } else if (!bad.empty()) {
+      fmt::print(stderr, "opsched tune: {} bad line(s) in the suite\n", bad.size());
       code = 2;
     } else {
       o.tune.target = *target;
@@ -481,7 +497,7 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
         fmt::print(stderr, "opsched tune: {}\n", report.status().message());
         code = 2;
       } else {
-        std::fputs(report->ToString().c_str(), stdout);
+        std::fputs(report->ToString(o.table_width).c_str(), stdout);
         for (const WorkloadResult& w : report->workloads) code = w.best_us == 0 ? 1 : code;
       }
     }

@@ -27,6 +27,7 @@ struct MpiTuneOptions {
   double timeout_s = 60;     // per candidate, as in `opsched tune`
   double heartbeat_s = 1;    // tuning ranks say they are alive this often
   double dead_after_s = 20;  // rank 0 gives a silent rank up after this long
+  size_t table_width = kTableWidth;  // of rank 0's closing table (0: every column in full)
 };
 
 // True when this build can run over MPI.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/format.h"
+#include "core/table.h"
 #include "records/convert.h"
 #include "selector/model_file.h"
 #include "selector/selector.h"
@@ -146,16 +147,20 @@ StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Data
   return report;
 }
 
-std::string HoldoutReport::ToString() const {
-  std::string out = fmt::format("{:>8} {:>10} {:>10}  {:<18} {:<44} {}\n", "ratio", "served us", "best us",
-                                "provenance", "served", "workload");
+std::string HoldoutReport::ToString(size_t width) const {
+  Table table({{.header = "ratio", .right = true},
+               {.header = "served us", .right = true},
+               {.header = "best us", .right = true},
+               {.header = "provenance", .min_width = 10, .importance = 1},
+               {.header = "served", .min_width = 24, .importance = 2},
+               {.header = "model saw it"},
+               {.header = "workload", .min_width = 32, .importance = 3}});
   for (const HoldoutEntry& e : entries) {
-    const std::string ratio = e.served_us > 0 ? fmt::format("{:.3f}", e.served_us / e.best_us) : "unknown";
-    const std::string served = e.served.size() > 44 ? e.served.substr(0, 41) + "..." : e.served;
-    out += fmt::format("{:>8} {:>10} {:>10.2f}  {:<18} {:<44} {}{}\n", ratio,
-                       e.served_us > 0 ? fmt::format("{:.2f}", e.served_us) : "-", e.best_us, e.provenance, served,
-                       e.workload, e.model_saw_it ? "  (the model saw it)" : "");
+    table.AddRow({e.served_us > 0 ? fmt::format("{:.3f}", e.served_us / e.best_us) : "unknown",
+                  e.served_us > 0 ? fmt::format("{:.2f}", e.served_us) : "-", fmt::format("{:.2f}", e.best_us),
+                  e.provenance, e.served, e.model_saw_it ? "yes" : "", e.workload});
   }
+  std::string out = table.ToString(width);
   if (model_saw > 0) {
     out += fmt::format("note: the given model was trained with {} of these {} workloads: their figures flatter it\n",
                        model_saw, entries.size());

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/table.h"
 #include "records/database.h"
 #include "strategies/dispatcher.h"
 #include "strategies/registry.h"
@@ -40,8 +41,9 @@ struct HoldoutReport {
   double geomean = 0;  // of served/best over the known entries
   double worst = 0;
   int model_saw = 0;   // entries a given model had seen (its figures flatter it)
-  // The table, then exactly: "holdout: N workloads, geomean served/best X, worst Y, unknown Z".
-  std::string ToString() const;
+  // The table, at most `width` columns wide (core/table.h; 0: every column in full), then
+  // exactly: "holdout: N workloads, geomean served/best X, worst Y, unknown Z".
+  std::string ToString(size_t width = kTableWidth) const;
 };
 
 StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Database& db, const HoldoutOptions& options);

@@ -20,12 +20,13 @@ std::string Shorten(const std::string& line, size_t width) {
 
 }  // namespace
 
-Progress::Progress(int workloads, bool enabled, std::FILE* out, int lanes, std::string unit)
+Progress::Progress(int workloads, bool enabled, std::FILE* out, int lanes, std::string unit, std::string result)
     : workloads_(workloads),
       enabled_(enabled),
       tty_(isatty(fileno(out))),
       out_(out),
       unit_(std::move(unit)),
+      result_(std::move(result)),
       lanes_(static_cast<size_t>(std::max(lanes, 1))) {
   session_start_ = std::chrono::steady_clock::now();
 }
@@ -84,7 +85,7 @@ void Progress::Draw(bool force) {
     const int filled = l.planned > 0 ? std::min(width, l.done * width / l.planned) : 0;
     const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
     const std::string best =
-        l.best_us > 0 ? fmt::format("best {:.2f} us {}", l.best_us, l.best) : std::string("no result yet");
+        l.best_us > 0 ? fmt::format("{} {:.2f} us {}", result_, l.best_us, l.best) : std::string("no result yet");
     text = fmt::format("[{}/{}] {} [{}] {}/{} {}, {}, ETA {}", l.index + 1, workloads_, Shorten(l.line, 60), bar,
                        l.done, l.planned, unit_, best, eta);
   } else {

@@ -15,11 +15,13 @@ namespace opsched {
 
 class Progress {
  public:
-  // `unit` names what a lane counts ("trials", "rounds").
-  Progress(int workloads, bool enabled, std::FILE* out = stderr, int lanes = 1, std::string unit = "trials");
+  // `unit` names what a lane counts ("trials", "rounds"); `result` names the time shown
+  // ("best" so far while tuning, "tuned" for a bench's measurement of the served choice).
+  Progress(int workloads, bool enabled, std::FILE* out = stderr, int lanes = 1, std::string unit = "trials",
+           std::string result = "best");
   void StartWorkload(int lane, int index, const std::string& line, int planned);
   // After each step: steps done in the lane's workload, the best median so far (<= 0:
-  // none) and what achieved it.
+  // none) and what achieved it (for a bench: the served choice's median so far).
   void Update(int lane, int done, double best_us, const std::string& best);
   void FinishWorkload(int lane, const std::string& summary);
 
@@ -44,6 +46,7 @@ class Progress {
   const bool tty_;
   std::FILE* const out_;
   const std::string unit_;
+  const std::string result_;
   std::mutex mu_;
   std::vector<Lane> lanes_;
   int finished_ = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/format.h"
+#include "core/table.h"
 #include "records/database.h"
 #include "selector/selector.h"
 #include "strategies/dispatcher.h"
@@ -140,22 +141,27 @@ StatusOr<TuneReport> TuneSession::Run() {
   return report;
 }
 
-std::string TuneReport::ToString() const {
-  std::string out = fmt::format("{:<4} {:<70} {:<26} {:<36} {:>10} {:>12} {:>8} {:>7} {:>8}\n", "line",
-                                "workload", "best implementation", "config", "best us",
-                                "heuristic us", "speedup", "trials", "time s");
+std::string TuneReport::ToString(size_t width) const {
+  Table table({{.header = "line", .right = true},
+               {.header = "workload", .min_width = 32, .importance = 2},
+               {.header = "best implementation"},  // a name to copy: never cut
+               {.header = "config", .min_width = 16, .importance = 3},
+               {.header = "best us", .right = true, .importance = 5},
+               {.header = "heuristic us", .right = true, .droppable = true, .importance = 1},
+               {.header = "speedup", .right = true, .importance = 5},
+               {.header = "trials", .right = true, .droppable = true, .importance = 1},
+               {.header = "time s", .right = true, .droppable = true, .importance = 0}});
   for (const WorkloadResult& r : workloads) {
-    const std::string w = r.workload.size() > 70 ? r.workload.substr(0, 67) + "..." : r.workload;
     if (!r.error.empty() && r.best_us == 0) {
-      out += fmt::format("{:<4} {:<70} {}\n", r.line, w, r.error);
+      table.AddRow({std::to_string(r.line), r.workload, r.error});
       continue;
     }
-    out += fmt::format("{:<4} {:<70} {:<26} {:<36} {:>10.2f} {:>12} {:>8} {:>7} {:>8.1f}\n", r.line, w,
-                       r.best_implementation, r.best_config, r.best_us,
-                       r.heuristic_us > 0 ? fmt::format("{:.2f}", r.heuristic_us) : "-",
-                       r.heuristic_us > 0 ? fmt::format("{:.2f}x", r.heuristic_us / r.best_us) : "-",
-                       r.trials, r.seconds);
+    table.AddRow({std::to_string(r.line), r.workload, r.best_implementation, r.best_config,
+                  fmt::format("{:.2f}", r.best_us), r.heuristic_us > 0 ? fmt::format("{:.2f}", r.heuristic_us) : "-",
+                  r.heuristic_us > 0 ? fmt::format("{:.2f}x", r.heuristic_us / r.best_us) : "-",
+                  std::to_string(r.trials), fmt::format("{:.1f}", r.seconds)});
   }
+  std::string out = table.ToString(width);
   out += fmt::format("session {}: {} candidates measured in {:.1f} s ({:.2f} per second)\n", session_id,
                      measured, seconds, seconds > 0 ? measured / seconds : 0.0);
   // With several devices, what each one measured.

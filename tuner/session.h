@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/table.h"
 #include "core/target.h"
 #include "strategies/registry.h"
 #include "tuner/evaluator.h"
@@ -70,8 +71,9 @@ struct TuneReport {
   int measured = 0;  // candidates measured in this session
   double seconds = 0;
   std::string session_id;
-  // A table: per workload the best choice, its time, the heuristic's and the speedup.
-  std::string ToString() const;
+  // A table: per workload the best choice, its time, the heuristic's and the speedup, at
+  // most `width` columns wide (core/table.h; 0: every column in full); then the summary.
+  std::string ToString(size_t width = kTableWidth) const;
 };
 
 class TuneSession {

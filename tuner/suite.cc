@@ -32,6 +32,14 @@ std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& n
   return entries;
 }
 
+std::vector<std::string> BadLines(const std::vector<SuiteEntry>& suite) {
+  std::vector<std::string> bad;
+  for (const SuiteEntry& e : suite) {
+    if (!e.error.ok()) bad.emplace_back(Message(e.error));
+  }
+  return bad;
+}
+
 StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry) {
   OPSCHED_ASSIGN_OR_RETURN(std::string text, ReadFile(path, "suite"));
   return ParseSuite(text, path, registry);

@@ -1,6 +1,8 @@
 // A suite: a file of workload lines (blank lines and # comments allowed). Each line is
-// parsed and canonicalised on its own; a bad line is reported with its line and column
-// and the rest of the suite still runs.
+// parsed and canonicalised on its own; a bad line carries its error with its line and
+// column. `opsched tune` and `opsched bench` refuse a suite with any bad line before they
+// measure anything (BadLines); the library's TuneSession and RunBench report such lines
+// and run the rest.
 #pragma once
 
 #include <string>
@@ -23,5 +25,8 @@ struct SuiteEntry {
 StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry);
 std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& name,
                                    const Registry& registry);
+// The errors of the suite's bad lines ("suite.txt:4: column 23: ..."), in line order;
+// empty when every line parses.
+std::vector<std::string> BadLines(const std::vector<SuiteEntry>& suite);
 
 }  // namespace opsched

@@ -3,19 +3,25 @@
 #include <google/protobuf/util/json_util.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include "bench/lib/verdict.h"
 #include "core/atomic_file.h"
 #include "core/event.h"
 #include "core/format.h"
+#include "core/table.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/version.h"
 #include "opsched/runtime.h"
 #include "records/convert.h"
+#include "records/database.h"
 #include "strategies/dispatcher.h"
+#include "tuner/progress.h"
 #include "tuner/suite.h"
 #include "tuner/trial.h"
 
@@ -82,6 +88,53 @@ void Fill(Timing* t, std::string implementation, std::string config, const std::
   t->set_samples(m.samples);
 }
 
+// A measured figure, or "-" where there is none (0: no oracle, no baseline, ...).
+std::string Figure(double value, const char* format) {
+  return value > 0 ? fmt::format(fmt::runtime(format), value) : std::string("-");
+}
+
+// Text for a double-quoted gnuplot string shown in enhanced mode (also a quoted string of
+// a data file, which gnuplot reads the same way): "_" would start a subscript, "^" a
+// superscript, and so on; each is escaped to print as itself.
+std::string GnuplotText(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\'';  // neither may end or escape the quoted string
+    } else if (std::string_view("_^@&{}~").find(c) != std::string_view::npos) {
+      out += "\\\\";
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ShellQuote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A bound of a timing's 95% confidence interval (its median when the interval is unknown).
+double Bound(const Timing& t, bool high) {
+  const double b = high ? t.ci_high_us() : t.ci_low_us();
+  return b > 0 ? b : t.median_us();
+}
+
+// " value low high" for the chart's data file; NaN (no bar) where there is no value.
+std::string ChartRatio(double value, double low, double high) {
+  if (!(value > 0) || !std::isfinite(value)) return " NaN NaN NaN";
+  if (!(low > 0) || !std::isfinite(low)) low = value;
+  if (!(high > 0) || !std::isfinite(high)) high = value;
+  return fmt::format(" {:.4f} {:.4f} {:.4f}", value, std::min(low, value), std::max(high, value));
+}
+
+std::string ChartTime(const Timing& t) {
+  return t.median_us() > 0 ? ChartRatio(t.median_us(), Bound(t, false), Bound(t, true)) : " NaN NaN NaN";
+}
+
 double GeoMean(const std::vector<double>& v) {
   if (v.empty()) return 0;
   double s = 0;
@@ -102,7 +155,7 @@ std::string Json(const google::protobuf::Message& m) {
 // One entry: check the tuned choice, then time the three choices in interleaved rounds.
 Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& runtime,
                 const Dispatcher& heuristics, const records::Database& db, const Workload& w,
-                uint64_t seed, BenchEntry* entry) {
+                uint64_t seed, Progress* progress, BenchEntry* entry) {
   TrialOptions to;
   to.generator = options.generator;
   to.seed = seed;
@@ -143,6 +196,7 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
       OPSCHED_ASSIGN_OR_RETURN(std::vector<double> cs, MeasureSamples(device, options.measure));
       c->samples.insert(c->samples.end(), cs.begin(), cs.end());
     }
+    progress->Update(round + 1, EstimateMedian(tuned_samples).median, std::string(tuned.implementation->name()));
   }
   if (same) oracle.samples = heuristic.samples;
   // Wall time per call in a loop, as a consumer calling back to back sees it.
@@ -204,6 +258,10 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   ro.registry = &registry;
   OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create(ro));
   if (!runtime->model_status().ok()) return runtime->model_status();
+  // Records of another device are never served here: say so before the long measurement.
+  if (const std::string note = records::NoRecordsForTargetNote(runtime->records(), options.target); !note.empty()) {
+    fmt::print(stderr, "opsched bench: {}\n", note);
+  }
   // The oracle's records: what is served, plus the reference logs.
   records::Database known;
   if (!options.reference_records.empty()) {
@@ -224,6 +282,8 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   report.set_timestamp_unix_s(std::chrono::duration_cast<std::chrono::seconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count());
+  const int rounds = std::max(1, options.rounds);
+  Progress progress(static_cast<int>(suite.size()), options.progress, stderr, 1, "rounds", "tuned");
   for (size_t i = 0; i < suite.size(); ++i) {
     const SuiteEntry& s = suite[i];
     BenchEntry* e = report.add_entries();
@@ -233,16 +293,20 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
       e->set_bad_line(true);
       e->set_verdict("error");
       e->set_message(std::string(Message(s.error)));
+      progress.StartWorkload(static_cast<int>(i), s.text, 0);
+      progress.FinishWorkload(fmt::format("skipped: {}", e->message()));
       continue;
     }
     e->set_workload(s.workload.ToString());
     e->set_op(s.workload.op());
+    progress.StartWorkload(static_cast<int>(i), e->workload(), rounds);
     const records::Database& oracle_db = options.reference_records.empty() ? runtime->records() : known;
     Status st = BenchOne(registry, options, *runtime, heuristics, oracle_db, s.workload,
-                         options.seed * 7919 + i, e);
+                         options.seed * 7919 + i, &progress, e);
     if (!st.ok()) {
       e->set_verdict("error");
       e->set_message(std::string(Message(st)));
+      progress.FinishWorkload(fmt::format("{}: error: {}", e->workload(), e->message()));
       continue;
     }
     auto b = baseline.find(e->workload());
@@ -257,6 +321,8 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
     if (base > 0) e->set_change(m.median / base);
     e->set_verdict(VerdictName(v));
     if (v == Verdict::kRegression) report.set_regressions(report.regressions() + 1);
+    progress.FinishWorkload(fmt::format("{}: {} {:.2f} us, {}", e->workload(), e->tuned().implementation(),
+                                        m.median, e->verdict()));
   }
   // Per-op geometric means of choice quality.
   std::map<std::string, std::vector<const BenchEntry*>> by_op;
@@ -289,25 +355,33 @@ static std::string ShortProvenance(const std::string& p) {
   return p.substr(0, 10);
 }
 
-std::string FormatTable(const BenchReport& r) {
+std::string FormatTable(const BenchReport& r, size_t width) {
   // t/oracle is the served choice over the best known one (the records' fastest, re-timed).
-  std::string out = fmt::format("{:<4} {:<62} {:<24} {:<10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n",
-                                "line", "workload", "tuned implementation", "provenance", "tuned us", "wall us",
-                                "heur. us", "oracle us", "t/oracle", "h/oracle", "baseline", "change", "verdict");
+  Table table({{.header = "line", .right = true},
+               {.header = "workload", .min_width = 32, .importance = 2},
+               {.header = "tuned implementation"},  // a name to copy: never cut
+               {.header = "provenance", .droppable = true, .importance = 1},
+               {.header = "tuned us", .right = true, .importance = 6},
+               {.header = "wall us", .right = true, .droppable = true, .importance = 0},
+               {.header = "heur. us", .right = true, .droppable = true, .importance = 1},
+               {.header = "oracle us", .right = true, .droppable = true, .importance = 1},
+               {.header = "t/oracle", .right = true, .importance = 5},
+               {.header = "h/oracle", .right = true, .droppable = true, .importance = 2},
+               {.header = "baseline", .right = true, .droppable = true, .importance = 3},
+               {.header = "change", .right = true, .importance = 5},
+               {.header = "verdict", .importance = 6}});
   for (const BenchEntry& e : r.entries()) {
-    const std::string w = e.workload().size() > 62 ? e.workload().substr(0, 59) + "..." : e.workload();
     if (e.verdict() == "error") {
-      out += fmt::format("{:<4} {:<62} error: {}\n", e.line(), w, e.message());
+      table.AddRow({std::to_string(e.line()), e.workload(), "error: " + e.message()});
       continue;
     }
-    auto num = [](double v, const char* f) { return v > 0 ? fmt::format(fmt::runtime(f), v) : std::string("-"); };
-    out += fmt::format("{:<4} {:<62} {:<24} {:<10} {:>10} {:>9} {:>10} {:>10} {:>8} {:>8} {:>9} {:>8}  {}\n", e.line(),
-                       w, e.tuned().implementation(), ShortProvenance(e.provenance()),
-                       num(e.tuned().median_us(), "{:.2f}"), num(e.wall_us(), "{:.2f}"),
-                       num(e.heuristic().median_us(), "{:.2f}"), num(e.oracle().median_us(), "{:.2f}"),
-                       num(e.tuned_over_oracle(), "{:.3f}"), num(e.heuristic_over_oracle(), "{:.3f}"),
-                       num(e.baseline_us(), "{:.2f}"), num(e.change(), "{:.3f}x"), e.verdict());
+    table.AddRow({std::to_string(e.line()), e.workload(), e.tuned().implementation(), ShortProvenance(e.provenance()),
+                  Figure(e.tuned().median_us(), "{:.2f}"), Figure(e.wall_us(), "{:.2f}"),
+                  Figure(e.heuristic().median_us(), "{:.2f}"), Figure(e.oracle().median_us(), "{:.2f}"),
+                  Figure(e.tuned_over_oracle(), "{:.3f}"), Figure(e.heuristic_over_oracle(), "{:.3f}"),
+                  Figure(e.baseline_us(), "{:.2f}"), Figure(e.change(), "{:.3f}x"), e.verdict()});
   }
+  std::string out = table.ToString(width);
   for (const OpSummary& s : r.ops()) {
     out += fmt::format("{}: {} workloads, geomean tuned/oracle {:.3f}, heuristic/oracle {:.3f}, "
                        "speedup over heuristic {:.2f}x\n",
@@ -334,47 +408,68 @@ Status WriteReports(const BenchReport& r, const std::string& dir) {
       md += fmt::format("| {} | `{}` | error: {} |||||||||||\n", e.line(), e.workload(), e.message());
       continue;
     }
-    md += fmt::format("| {} | `{}` | {} `{}` | {} | {:.2f} | {:.2f} | {:.2f} | {:.3f} | {:.3f} | {:.0f} | {:.2f} | {:.3f} | {} |\n",
-                      e.line(), e.workload(), e.tuned().implementation(), e.tuned().config(), e.provenance(),
-                      e.tuned().median_us(), e.heuristic().median_us(), e.oracle().median_us(),
-                      e.tuned_over_oracle(), e.heuristic_over_oracle(), e.gbps(), e.baseline_us(), e.change(),
-                      e.verdict());
+    md += fmt::format("| {} | `{}` | {} `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", e.line(),
+                      e.workload(), e.tuned().implementation(), e.tuned().config(), e.provenance(),
+                      Figure(e.tuned().median_us(), "{:.2f}"), Figure(e.heuristic().median_us(), "{:.2f}"),
+                      Figure(e.oracle().median_us(), "{:.2f}"), Figure(e.tuned_over_oracle(), "{:.3f}"),
+                      Figure(e.heuristic_over_oracle(), "{:.3f}"), Figure(e.gbps(), "{:.0f}"),
+                      Figure(e.baseline_us(), "{:.2f}"), Figure(e.change(), "{:.3f}"), e.verdict());
   }
   md += "\n| op | workloads | geomean tuned/oracle | geomean heuristic/oracle | geomean speedup over heuristic |\n"
         "|---|---|---|---|---|\n";
   for (const OpSummary& s : r.ops()) {
-    md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.2f}x |\n", s.op(), s.workloads(),
-                      s.geomean_tuned_over_oracle(), s.geomean_heuristic_over_oracle(),
-                      s.geomean_speedup_over_heuristic());
+    md += fmt::format("| {} | {} | {} | {} | {} |\n", s.op(), s.workloads(), Figure(s.geomean_tuned_over_oracle(), "{:.3f}"),
+                      Figure(s.geomean_heuristic_over_oracle(), "{:.3f}"),
+                      Figure(s.geomean_speedup_over_heuristic(), "{:.2f}x"));
   }
   md += fmt::format("\n{} regression(s).\n\n![speedups](speedups.svg)\n", r.regressions());
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/report.md", md));
-  // The chart: gnuplot over a data file.
-  std::string data = "# index speedup_over_heuristic oracle_over_tuned label\n";
-  int index = 0;
+  // The chart: gnuplot over a data file, both with relative paths (the script runs from
+  // its own folder: cd DIR && gnuplot speedups.gp).
+  std::string data =
+      "# index, then value, 95% CI low and high of: speedup_over_heuristic, oracle_over_tuned, tuned_us, "
+      "heuristic_us, oracle_us; then the label (NaN: no value, no bar)\n";
+  int rows = 0;
   for (const BenchEntry& e : r.entries()) {
     if (e.verdict() == "error") continue;
-    const double quality = e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0;
-    data += fmt::format("{} {:.4f} {:.4f} \"{}:{}\"\n", index++, e.speedup_over_heuristic(), quality, e.op(), e.line());
+    const Timing& t = e.tuned();
+    const Timing& h = e.heuristic();
+    const Timing& o = e.oracle();
+    data += fmt::format("{}{}{}{}{}{} \"{}\"\n", rows++,
+                        ChartRatio(e.speedup_over_heuristic(), Bound(h, false) / Bound(t, true),
+                                   Bound(h, true) / Bound(t, false)),
+                        ChartRatio(e.tuned_over_oracle() > 0 ? 1 / e.tuned_over_oracle() : 0,
+                                   Bound(o, false) / Bound(t, true), Bound(o, true) / Bound(t, false)),
+                        ChartTime(t), ChartTime(h), ChartTime(o),
+                        GnuplotText(fmt::format("{}:{}", e.op(), e.line())));
   }
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.dat", data));
-  const std::string script = fmt::format(R"gp(set terminal svg size 1000,520 dynamic font "sans,11"
-set output "{0}/speedups.svg"
-set title "opsched bench on {1}: tuned choice per workload"
+  const std::string script = fmt::format(R"gp(set terminal svg size 1000,900 dynamic enhanced font "sans,11"
+set output "speedups.svg"
+set datafile missing "NaN"
+set multiplot layout 2,1 title "opsched bench on {0}: tuned choice per workload"
+# Ratios with their 95% confidence intervals (from the measured medians' intervals).
 set style data histograms
-set style histogram clustered gap 1
+set style histogram errorbars gap 1 lw 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
-set ylabel "ratio"
+set ylabel "ratio (95% confidence interval)"
 set yrange [0:*]
 set xtics rotate by -45 scale 0
-set key top left
+set key outside top center horizontal
 set grid ytics
-plot "{0}/speedups.dat" using 2:xtic(4) title "speedup over heuristic", "" using 3 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
+plot "speedups.dat" using 2:3:4:xtic(17) title "speedup over heuristic", "" using 5:6:7 title "oracle / tuned (1 = best measured)", 1 with lines dashtype 2 lc rgb "#444444" notitle
+# Absolute times: medians with their 95% confidence intervals.
+set logscale y
+set ylabel "median us per call (95% confidence interval)"
+set yrange [*:*]
+set xrange [-0.5:{1}.5]
+plot "speedups.dat" using ($1-0.2):8:9:10:xtic(17) with yerrorbars pt 7 title "tuned", "" using 1:11:12:13 with yerrorbars pt 5 title "heuristic", "" using ($1+0.2):14:15:16 with yerrorbars pt 9 title "oracle"
+unset multiplot
 )gp",
-                                         dir, r.target().device_name());
+                                         GnuplotText(r.target().device_name()), rows - 1);
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.gp", script));
-  const int rc = std::system(fmt::format("gnuplot '{}/speedups.gp' 2>&1", dir).c_str());
+  const int rc = std::system(fmt::format("cd {} && gnuplot speedups.gp 2>&1", ShellQuote(dir)).c_str());
   if (rc != 0) {
     return absl::FailedPreconditionError(
         "gnuplot failed or is missing (tools/setup.sh installs gnuplot-nox); speedups.svg not drawn");

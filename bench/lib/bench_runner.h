@@ -9,6 +9,7 @@
 
 #include "bench/lib/baseline.h"
 #include "bench/lib/bench_report.pb.h"
+#include "core/table.h"
 #include "core/target.h"
 #include "strategies/registry.h"
 #include "tuner/measure.h"
@@ -28,6 +29,8 @@ struct BenchOptions {
   double tolerance = 0.05;    // fraction
   double min_change_us = 0.5;  // and at least this much (see verdict.h)
   int rounds = 3;             // interleaved measurement rounds, pooled
+  // A progress line with an ETA on stderr, as `opsched tune` prints (tuner/progress.h).
+  bool progress = false;
   MeasureOptions measure;
   GeneratorOptions generator;
   uint64_t seed = 1;
@@ -38,8 +41,9 @@ struct BenchOptions {
 StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options);
 
 
-// The terminal table.
-std::string FormatTable(const BenchReport& report);
+// The terminal table, at most `width` columns wide (core/table.h; 0: every column in full),
+// then the per-op geometric means and the regression count.
+std::string FormatTable(const BenchReport& report, size_t width = kTableWidth);
 // report.json, report.md and speedups.svg (drawn by gnuplot) in `dir`.
 Status WriteReports(const BenchReport& report, const std::string& dir);
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "bench/lib/bench_runner.h"
@@ -154,6 +155,200 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
   // A corrupt baseline is an error, not a silent pass.
   std::ofstream(o.baseline_path) << "{ not json";
   EXPECT_FALSE(RunBench(Registry::Global(), o).ok());
+}
+
+// A report as RunBench makes it, without measuring: a conv2d_bias_act line with every
+// figure, a scatter line with no heuristic, oracle or baseline, and a bad line.
+BenchReport SyntheticReport() {
+  BenchReport r;
+  r.mutable_target()->set_device_name("NVIDIA H100 80GB HBM3");
+  r.set_suite("suite.txt");
+  r.set_tolerance_pct(5);
+  auto timing = [](Timing* t, const char* impl, double median) {
+    t->set_implementation(impl);
+    t->set_config("-");
+    t->set_median_us(median);
+    t->set_ci_low_us(median * 0.9);
+    t->set_ci_high_us(median * 1.1);
+    t->set_samples(30);
+  };
+  BenchEntry* full = r.add_entries();
+  full->set_line(2);
+  full->set_op("conv2d_bias_act");
+  full->set_workload("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu");
+  full->set_provenance("exact record");
+  timing(full->mutable_tuned(), "conv2d_bias_act_cpu", 10);
+  timing(full->mutable_heuristic(), "conv2d_bias_act_cpu_naive", 25);
+  timing(full->mutable_oracle(), "conv2d_bias_act_cpu", 10);
+  full->set_tuned_over_oracle(1);
+  full->set_heuristic_over_oracle(2.5);
+  full->set_speedup_over_heuristic(2.5);
+  full->set_baseline_us(11);
+  full->set_change(10.0 / 11);
+  full->set_gbps(3);
+  full->set_verdict("ok");
+  BenchEntry* bare = r.add_entries();
+  bare->set_line(3);
+  bare->set_op("scatter");
+  bare->set_workload("scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add");
+  bare->set_provenance("heuristic");
+  timing(bare->mutable_tuned(), "scatter_cpu_sequential", 100);
+  bare->set_gbps(1);
+  bare->set_verdict("new");
+  BenchEntry* bad = r.add_entries();
+  bad->set_line(4);
+  bad->set_workload("scatter nonsense");
+  bad->set_bad_line(true);
+  bad->set_verdict("error");
+  bad->set_message("suite.txt:4: column 9: expected name=value");
+  OpSummary* conv = r.add_ops();
+  conv->set_op("conv2d_bias_act");
+  conv->set_workloads(1);
+  conv->set_geomean_tuned_over_oracle(1);
+  conv->set_geomean_heuristic_over_oracle(2.5);
+  conv->set_geomean_speedup_over_heuristic(2.5);
+  OpSummary* scatter = r.add_ops();  // no oracle, no heuristic: no geometric means
+  scatter->set_op("scatter");
+  scatter->set_workloads(1);
+  return r;
+}
+
+// The first line of `text` that starts with `start` (empty when none does).
+std::string LineStarting(const std::string& text, const std::string& start) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(start, 0) == 0) return line;
+  }
+  return "";
+}
+
+TEST(BenchReportTest, MissingFiguresAreDashesAndTheChartSkipsTheirBars) {
+  const std::string dir = ::testing::TempDir() + "/bench_synthetic";
+  std::filesystem::remove_all(dir);
+  const bool gnuplot = std::system("command -v gnuplot > /dev/null 2>&1") == 0;
+  const Status written = WriteReports(SyntheticReport(), dir);
+  if (gnuplot) {
+    OPSCHED_ASSERT_OK(written);
+  } else {
+    EXPECT_TRUE(absl::IsFailedPrecondition(written)) << written;
+  }
+  // report.md: "-" where there is no heuristic, oracle or baseline, never a 0.00.
+  const std::string md = Read(dir + "/report.md");
+  const std::string bare = LineStarting(md, "| 3 |");
+  ASSERT_FALSE(bare.empty()) << md;
+  EXPECT_EQ(bare,
+            "| 3 | `scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add` | scatter_cpu_sequential "
+            "`-` | heuristic | 100.00 | - | - | - | - | 1 | - | - | new |");
+  EXPECT_NE(LineStarting(md, "| 2 |").find("| 10.00 | 25.00 | 10.00 | 1.000 | 2.500 | 3 | 11.00 | 0.909 | ok |"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(LineStarting(md, "| scatter |"), "| scatter | 1 | - | - | - |") << md;
+  EXPECT_EQ(LineStarting(md, "| conv2d_bias_act |"), "| conv2d_bias_act | 1 | 1.000 | 2.500 | 2.50x |") << md;
+
+  // The chart's data: an escaped label, the confidence intervals, NaN (no bar) for what
+  // was not measured; the bad line has no row.
+  const std::string data = Read(dir + "/speedups.dat");
+  const std::string conv = LineStarting(data, "0 ");
+  EXPECT_EQ(conv,
+            "0 2.5000 2.0455 3.0556 1.0000 0.8182 1.2222 10.0000 9.0000 11.0000 25.0000 22.5000 27.5000 10.0000 "
+            "9.0000 11.0000 \"conv2d\\\\_bias\\\\_act:2\"");
+  EXPECT_EQ(LineStarting(data, "1 "),
+            "1 NaN NaN NaN NaN NaN NaN 100.0000 90.0000 110.0000 NaN NaN NaN NaN NaN NaN \"scatter:3\"");
+  EXPECT_EQ(LineStarting(data, "2 "), "");
+  // The script names its files relative to its own folder, and keeps the legend outside.
+  const std::string script = Read(dir + "/speedups.gp");
+  EXPECT_EQ(script.find(dir), std::string::npos) << script;
+  EXPECT_NE(script.find("set output \"speedups.svg\""), std::string::npos) << script;
+  EXPECT_NE(script.find("set key outside"), std::string::npos) << script;
+  EXPECT_NE(script.find("yerrorbars"), std::string::npos) << script;
+  EXPECT_NE(script.find("NVIDIA H100 80GB HBM3"), std::string::npos) << script;
+  if (!gnuplot) {
+    std::printf("gnuplot missing: the drawn chart not checked\n");
+    return;
+  }
+  // Underscores print as themselves (not as subscripts), and the script runs from a copy
+  // of its folder anywhere.
+  EXPECT_NE(Read(dir + "/speedups.svg").find(">conv2d_bias_act:2<"), std::string::npos);
+  const std::string moved = ::testing::TempDir() + "/bench_synthetic_moved";
+  std::filesystem::remove_all(moved);
+  std::filesystem::create_directories(moved);
+  for (const char* name : {"speedups.gp", "speedups.dat"}) {
+    std::filesystem::copy_file(dir + "/" + name, moved + "/" + name);
+  }
+  ASSERT_EQ(std::system(("cd '" + moved + "' && gnuplot speedups.gp").c_str()), 0);
+  EXPECT_NE(Read(moved + "/speedups.svg").find("<svg"), std::string::npos);
+}
+
+TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
+  const BenchReport r = SyntheticReport();
+  auto widest = [](const std::string& text) {
+    size_t most = 0;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("conv2d", 0) == 0 || line.rfind("scatter", 0) == 0 || line.find("regression(s)") != std::string::npos) {
+        continue;  // the summary lines after the table
+      }
+      most = std::max(most, DisplayWidth(line));
+    }
+    return most;
+  };
+  const std::string narrow = FormatTable(r);
+  EXPECT_LE(widest(narrow), kTableWidth) << narrow;
+  EXPECT_NE(narrow.find("verdict"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("conv2d_bias_act_cpu"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("   4  scatter nonsense"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("error: suite.txt:4: column 9: expected name=value"), std::string::npos) << narrow;
+  const std::string wide = FormatTable(r, 0);
+  EXPECT_GT(widest(wide), kTableWidth) << wide;
+  for (const char* header : {"wall us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
+    EXPECT_NE(wide.find(header), std::string::npos) << header;
+  }
+  EXPECT_NE(wide.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
+            std::string::npos)
+      << wide;
+  EXPECT_EQ(narrow.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
+            std::string::npos)
+      << narrow;
+}
+
+// docs/bench.md names every field of report.json and of a baseline exactly as the writer
+// writes them (the proto's own names), and none by the lowerCamelCase JSON name it is not
+// written with.
+TEST(BenchDocsTest, BenchMdNamesTheJsonFieldsAsWritten) {
+  const char* root = std::getenv("TEST_SRCDIR");
+  const std::string docs = Read(std::string(root ? root : ".") + "/opsched/docs/bench.md");
+  ASSERT_FALSE(docs.empty()) << "docs/bench.md not found in the runfiles";
+  const std::string dir = ::testing::TempDir() + "/bench_docs";
+  std::filesystem::remove_all(dir);
+  const BenchReport report = SyntheticReport();
+  (void)WriteReports(report, dir);  // the chart may not be drawn here; the JSON is written first
+  const std::string json = Read(dir + "/report.json");
+  ASSERT_FALSE(json.empty());
+  OPSCHED_ASSERT_OK(WriteBaseline(report, dir + "/baseline.json"));
+  const std::string baseline = Read(dir + "/baseline.json");
+  auto check = [&](const google::protobuf::Descriptor* message, const std::string& written) {
+    for (int i = 0; i < message->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* field = message->field(i);
+      EXPECT_NE(written.find("\"" + field->name() + "\":"), std::string::npos)
+          << message->name() << "." << field->name() << " is not written under its own name";
+      const std::string named = field->is_repeated() && field->message_type() != nullptr ? "[]`" : "`";
+      EXPECT_NE(docs.find("`" + field->name() + named), std::string::npos)
+          << "docs/bench.md does not name " << message->name() << "." << field->name();
+      if (field->json_name() != field->name()) {
+        EXPECT_EQ(docs.find("`" + field->json_name() + "`"), std::string::npos)
+            << "docs/bench.md names " << field->json_name() << ", which the writer never writes";
+      }
+    }
+  };
+  check(BenchReport::descriptor(), json);
+  check(BenchEntry::descriptor(), json);
+  check(Timing::descriptor(), json);
+  check(OpSummary::descriptor(), json);
+  check(records::TargetProto::descriptor(), json);
+  check(Baseline::descriptor(), baseline);
+  check(BaselineEntry::descriptor(), baseline);
 }
 
 }  // namespace

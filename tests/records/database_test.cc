@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/format.h"
 #include "records/log_writer.h"
 #include "tests/records/record_factory.h"
 #include "tests/test_util.h"
@@ -73,6 +74,37 @@ TEST(DatabaseTest, TransferOnlyWithinTheArchAndOnlyWhenAsked) {
   std::optional<Match> exact = db.Best(W(kLine), h100, true);
   EXPECT_FALSE(exact->transferred);
   EXPECT_EQ(db.implementation(exact->entry->implementation), "scatter_sequential");
+}
+
+TEST(DatabaseTest, CountsRecordsPerTargetAndSaysWhenNoneIsForThisOne) {
+  Database db;
+  const Target h200 = TestGpu();
+  const Target h100 = TestGpu("NVIDIA H100 80GB HBM3", "sm_90");
+  const Target a100 = TestGpu("NVIDIA A100", "sm_80");
+  EXPECT_EQ(NoRecordsForTargetNote(db, h100), "");  // nothing loaded: nothing to say
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_parallel", "block=256", 50)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, h200, "scatter_parallel", "block=128", 40, CRASHED)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, a100, "scatter_sorted", "block=128", 5)));
+  EXPECT_EQ(db.CountFor(TargetKey::Of(h200)), 2u);
+  EXPECT_EQ(db.CountFor(TargetKey::Of(a100)), 1u);
+  EXPECT_EQ(db.CountFor(TargetKey::Of(h100)), 0u);
+  EXPECT_EQ(db.CountFor(TargetKey::Of(h100), /*allow_transfer=*/true), 2u);  // the H200's, same arch
+  EXPECT_EQ(db.CountFor(TargetKey::Of(CpuTarget()), true), 0u);
+
+  EXPECT_EQ(NoRecordsForTargetNote(db, h200), "");
+  EXPECT_EQ(NoRecordsForTargetNote(db, h100, /*allow_transfer=*/true), "");
+  const std::string note = NoRecordsForTargetNote(db, h100);
+  EXPECT_EQ(note.rfind(fmt::format("3 records loaded, none for this target (fingerprint {:016x}, cuda NVIDIA H100 "
+                                   "80GB HBM3 sm_90); they are for: ",
+                                   h100.fingerprint()),
+                       0),
+            0u)
+      << note;
+  EXPECT_NE(note.find(fmt::format("cuda NVIDIA H200 sm_90 (fingerprint {:016x}): 2", h200.fingerprint())),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("cuda NVIDIA A100 sm_80"), std::string::npos) << note;
+  EXPECT_NE(NoRecordsForTargetNote(db, CpuTarget(), true).find("none for this target (fingerprint"), std::string::npos);
 }
 
 TEST(DatabaseTest, NearestStaysInTheFamilyAndOrdersByShapeDistance) {

@@ -4,11 +4,16 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "core/format.h"
+#include "core/table.h"
+#include "records/log_writer.h"
+#include "tests/records/record_factory.h"
 #include "tests/test_files.h"
 
 namespace opsched {
@@ -113,22 +118,223 @@ TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
   EXPECT_NE(missing.err.find("--update-baseline"), std::string::npos) << missing.err;
 }
 
-TEST(CliTest, ANulByteInASuiteLineDoesNotTruncateTables) {
+TEST(CliTest, ANulByteInASuiteLineIsReportedEscaped) {
   const std::string suite =
       Suite("nul.txt", std::string("reduce x=f32[4]") + '\0' + " axes=0 op=sum\nreduce x=f32[16,4] axes=1 op=sum\n");
   Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
                                     "--min-time-ms 1 --no-progress",
                                     suite, TempPath("nul.log")));
-  EXPECT_NE(tune.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << tune.out;
-  EXPECT_NE(tune.out.find("control character 0x00"), std::string::npos) << tune.out;
-  EXPECT_NE(tune.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << tune.out;
-  EXPECT_EQ(tune.out.find('\0'), std::string::npos);
+  EXPECT_EQ(tune.code, 2) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":1: column 16: control character 0x00"), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find('\0'), std::string::npos);
   Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
                                      "--min-time-ms 1",
                                      suite, TempPath("nul_baseline.json")));
   EXPECT_EQ(bench.code, 2) << bench.err;  // a bad line
-  EXPECT_NE(bench.out.find("reduce x=f32[4]\\x00 axes=0 op=sum"), std::string::npos) << bench.out;
-  EXPECT_NE(bench.out.find("reduce x=f32[16,4] axes=1"), std::string::npos) << bench.out;
+  EXPECT_NE(bench.err.find(suite + ":1: column 16: control character 0x00"), std::string::npos) << bench.err;
+  EXPECT_EQ(bench.err.find('\0'), std::string::npos);
+}
+
+TEST(CliTest, ABadSuiteLineStopsTuneAndBenchBeforeAnythingIsMeasured) {
+  // The bad line comes after a good one: nothing of the good one may be measured either.
+  const std::string suite = Suite("late_bad.txt",
+                                  "# a suite\nreduce x=f32[16,4] axes=1 op=sum\n\nreduce x=f32[4] axes=7 op=sum\n"
+                                  "scatter data=f32[8] indices=i64[2] updates=f32[2] axis=0 reduction=add\n"
+                                  "reduce nonsense\n");
+  const std::string log = TempPath("late_bad.log");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                    "--min-time-ms 1",
+                                    suite, log));
+  EXPECT_EQ(tune.code, 2) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":4: "), std::string::npos) << tune.err;
+  EXPECT_NE(tune.err.find(suite + ":6: "), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find(suite + ":2: "), std::string::npos) << tune.err;
+  EXPECT_NE(tune.err.find("opsched tune: 2 bad line(s) in the suite"), std::string::npos) << tune.err;
+  EXPECT_EQ(tune.err.find("ETA"), std::string::npos) << "no progress: nothing was tuned\n" << tune.err;
+  EXPECT_EQ(tune.out, "");
+  EXPECT_FALSE(std::ifstream(log).good()) << "nothing may be logged";
+
+  const std::string report = TempPath("late_bad_report");
+  const std::string baseline = TempPath("late_bad_baseline.json");
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --report {} "
+                                     "--rounds 1 --min-time-ms 1",
+                                     suite, baseline, report));
+  EXPECT_EQ(bench.code, 2) << bench.err;
+  EXPECT_NE(bench.err.find(suite + ":4: "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find(suite + ":6: "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("opsched bench: 2 bad line(s) in the suite"), std::string::npos) << bench.err;
+  EXPECT_EQ(bench.out, "");
+  EXPECT_FALSE(std::ifstream(baseline).good()) << "no baseline may be written";
+  EXPECT_FALSE(std::ifstream(report + "/report.json").good()) << "no report may be written";
+}
+
+TEST(CliTest, RecordsOfAnotherDeviceAreNotIgnoredSilently) {
+  const char* line = "reduce x=f32[16,4] axes=1 op=sum";
+  const std::string log = TempPath("other_device.log");
+  {
+    StatusOr<std::unique_ptr<records::LogWriter>> writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    const Target gpu = records::testing::TestGpu();
+    for (double us : {5.0, 7.0}) {
+      ASSERT_TRUE((*writer)->Append(records::testing::MakeRecord(line, gpu, "reduce_cuda_rows", "-", us)).ok());
+    }
+  }
+  const std::string expected = "2 records loaded, none for this target (fingerprint ";
+  Result explain = Opsched(fmt::format("explain --records {} --target cpu '{}'", log, line));
+  EXPECT_EQ(explain.code, 0) << explain.err;
+  EXPECT_NE(explain.err.find("opsched explain: " + expected), std::string::npos) << explain.err;
+  EXPECT_NE(explain.err.find("they are for: cuda NVIDIA H200 sm_90"), std::string::npos) << explain.err;
+  Result bench = Opsched(fmt::format("bench --suite {} --records {} --target cpu --baseline {} --update-baseline "
+                                     "--rounds 1 --min-time-ms 1 --no-progress",
+                                     Suite("other_device.txt", std::string(line) + "\n"), log,
+                                     TempPath("other_device_baseline.json")));
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  EXPECT_NE(bench.err.find("opsched bench: " + expected), std::string::npos) << bench.err;
+
+  // Records of this target: nothing to say.
+  const std::string own = TempPath("own_device.log");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 1 "
+                                    "--min-time-ms 1 --no-progress",
+                                    Suite("own_device.txt", std::string(line) + "\n"), own));
+  ASSERT_EQ(tune.code, 0) << tune.err;
+  Result served = Opsched(fmt::format("explain --records {} --target cpu '{}'", own, line));
+  EXPECT_EQ(served.code, 0) << served.err;
+  EXPECT_EQ(served.err.find("none for this target"), std::string::npos) << served.err;
+}
+
+TEST(CliTest, BenchShowsTunesProgressLineWithAnEta) {
+  const std::string suite = Suite("progress.txt", "reduce x=f32[16,4] axes=1 op=sum\nreduce x=f32[8,8] axes=0 op=max\n");
+  Result bench = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 2 "
+                                     "--min-time-ms 1",
+                                     suite, TempPath("progress_baseline.json")));
+  EXPECT_EQ(bench.code, 0) << bench.err;
+  // stderr is not a terminal here: the progress line is printed as plain lines.
+  EXPECT_NE(bench.err.find("[1/2] reduce x=f32[16,4] axes=1 op=sum"), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("/2 rounds"), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find(", ETA "), std::string::npos) << bench.err;
+  EXPECT_NE(bench.err.find("[2/2] reduce x=f32[8,8] axes=0 op=max keepdims=false: "), std::string::npos) << bench.err;
+  Result quiet = Opsched(fmt::format("bench --suite {} --target cpu --baseline {} --update-baseline --rounds 1 "
+                                     "--min-time-ms 1 --no-progress",
+                                     suite, TempPath("progress_baseline.json")));
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("ETA"), std::string::npos) << quiet.err;
+}
+
+// The line of `help` that describes `option` (empty when none does).
+std::string OptionLine(const std::string& help, const std::string& option) {
+  std::istringstream in(help);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t at = line.find(option);
+    if (at != std::string::npos && (at + option.size() == line.size() || line[at + option.size()] == ' ' ||
+                                    line[at + option.size()] == '=')) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST(CliTest, HelpShowsEveryDefault) {
+  struct Expected {
+    const char* command;
+    const char* option;
+    const char* shown;
+  };
+  for (const Expected& e : std::vector<Expected>{{"tune", "--policy", "=xgb"},
+                                                 {"tune", "--trials", "=64"},
+                                                 {"tune", "--timeout", "=60"},
+                                                 {"bench", "--tolerance", "=5"},
+                                                 {"bench", "--min-change-us", "=0.5"},
+                                                 {"bench", "--rounds", "=3"},
+                                                 {"bench", "--min-time-ms", "=20"},
+                                                 {"records compact", "--keep", "=3"},
+                                                 {"records show", "--limit", "=50"},
+                                                 {"records best", "--limit", "=50"},
+                                                 {"study", "--seeds", "=5"},
+                                                 {"study", "--within", "=0.95"},
+                                                 {"ops", "--target", "=cpu"}}) {
+    Result help = Opsched(fmt::format("{} --help", e.command));
+    EXPECT_EQ(help.code, 0) << e.command << ": " << help.err;
+    const std::string line = OptionLine(help.out, e.option);
+    EXPECT_NE(line.find(e.shown), std::string::npos) << e.command << " " << e.option << ": '" << line << "'";
+  }
+}
+
+TEST(CliTest, VersionSaysWhatWasBuiltFromAndWith) {
+  Result version = Opsched("--version");
+  EXPECT_EQ(version.code, 0) << version.err;
+  // The commit comes from Bazel's workspace status; "unknown" only outside a git checkout.
+  const std::regex expected(
+      "opsched [0-9]+\\.[0-9]+\\.[0-9]+\n"
+      "git commit ([0-9a-f]{12}(-dirty)?|unknown)\n"
+      "built with CUDA (none|[0-9]+\\.[0-9]+), cuDNN (none|[0-9]+\\.[0-9]+\\.[0-9]+), cuBLAS (none|[0-9]+\\.[0-9]+\\.[0-9]+)\n");
+  EXPECT_TRUE(std::regex_match(version.out, expected)) << version.out;
+}
+
+size_t WidestLine(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  size_t most = 0;
+  while (std::getline(in, line)) most = std::max(most, DisplayWidth(line));
+  return most;
+}
+
+TEST(CliTest, TablesFit120ColumnsUnlessWide) {
+  const std::string line =
+      "scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=0 reduction=add";
+  const std::string log = TempPath("wide.log");
+  {
+    StatusOr<std::unique_ptr<records::LogWriter>> writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    const Target gpu = records::testing::TestGpu();
+    ASSERT_TRUE((*writer)->Append(records::testing::MakeRecord(line, gpu, "scatter_cuda_privatized_atomic",
+                                                               "block=256,items=4", 12.5))
+                    .ok());
+  }
+  for (const char* command : {"show", "best"}) {
+    Result narrow = Opsched(fmt::format("records {} {}", command, log));
+    EXPECT_EQ(narrow.code, 0) << narrow.err;
+    EXPECT_LE(WidestLine(narrow.out), kTableWidth) << narrow.out;
+    EXPECT_NE(narrow.out.find("scatter_cuda_privatized_atomic"), std::string::npos) << narrow.out;
+    EXPECT_NE(narrow.out.find("12.50"), std::string::npos) << narrow.out;
+    EXPECT_NE(narrow.out.find("..."), std::string::npos) << narrow.out;
+    Result wide = Opsched(fmt::format("records {} {} --wide", command, log));
+    EXPECT_EQ(wide.code, 0) << wide.err;
+    EXPECT_GT(WidestLine(wide.out), kTableWidth) << wide.out;
+    EXPECT_NE(wide.out.find(line), std::string::npos) << wide.out;
+    EXPECT_NE(wide.out.find("NVIDIA H200 sm_90"), std::string::npos) << wide.out;
+  }
+  // ops: the config spaces of a workload are the long column.
+  Result ops = Opsched("ops --workload 'reduce x=f32[64,16,28,28] axes=0,2,3 op=sum'");
+  EXPECT_EQ(ops.code, 0) << ops.err;
+  EXPECT_LE(WidestLine(ops.out), kTableWidth) << ops.out;
+  Result ops_wide = Opsched("ops --wide --workload 'reduce x=f32[64,16,28,28] axes=0,2,3 op=sum'");
+  EXPECT_EQ(ops_wide.code, 0) << ops_wide.err;
+  EXPECT_GE(WidestLine(ops_wide.out), WidestLine(ops.out));
+}
+
+TEST(CliTest, StudyWarnsWhenTheLogIsNotExhaustive) {
+  const char* line = "reduce x=f32[16,4] axes=1 op=sum";
+  const std::string suite = Suite("study.txt", std::string(line) + "\n");
+  const std::string log = TempPath("study.log");
+  Result partial = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
+                                       "--min-time-ms 1 --no-progress",
+                                       suite, log));
+  ASSERT_EQ(partial.code, 0) << partial.err;
+  Result warned = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
+  EXPECT_EQ(warned.code, 0) << warned.err;
+  EXPECT_NE(warned.err.find(fmt::format("opsched study: warning: {} hold 2 of the ", log)), std::string::npos)
+      << warned.err;
+  EXPECT_NE(warned.err.find("not an exhaustive run"), std::string::npos) << warned.err;
+  EXPECT_NE(warned.out.find("measured candidates on"), std::string::npos) << warned.out;
+  // Every legal candidate measured: nothing to warn about.
+  Result all = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy grid --trials 100000 "
+                                   "--min-time-ms 1 --no-progress",
+                                   suite, log));
+  ASSERT_EQ(all.code, 0) << all.err;
+  Result exhaustive = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
+  EXPECT_EQ(exhaustive.code, 0) << exhaustive.err;
+  EXPECT_EQ(exhaustive.err.find("warning"), std::string::npos) << exhaustive.err;
 }
 
 }  // namespace

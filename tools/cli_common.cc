@@ -1,0 +1,28 @@
+// Helpers the subcommands share (commands.h): the --wide flag, the suite check.
+#include "core/format.h"
+#include "core/table.h"
+#include "strategies/registry.h"
+#include "tools/commands.h"
+#include "tuner/suite.h"
+
+namespace opsched::tools {
+
+void AddWideFlag(CLI::App* command, size_t* width) {
+  *width = kTableWidth;
+  command->add_flag_callback("--wide", [width] { *width = 0; },
+                             fmt::format("Print every table column in full (default: fit {} columns)", kTableWidth));
+}
+
+bool SuiteIsGood(std::string_view command, const std::string& path) {
+  StatusOr<std::vector<SuiteEntry>> suite = ReadSuite(path, Registry::Global());
+  if (!suite.ok()) {
+    fmt::print(stderr, "opsched {}: {}\n", command, suite.status().message());
+    return false;
+  }
+  const std::vector<std::string> bad = BadLines(*suite);
+  for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
+  if (!bad.empty()) fmt::print(stderr, "opsched {}: {} bad line(s) in the suite\n", command, bad.size());
+  return bad.empty();
+}
+
+}  // namespace opsched::tools
