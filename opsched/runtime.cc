@@ -8,24 +8,6 @@
 
 namespace opsched {
 
-std::string RecordsElsewhere(const records::Database& db, const Target& target) {
-  if (db.size() == 0) return "";
-  const uint64_t fingerprint = target.fingerprint();
-  std::string others;
-  for (const auto& [proto, count] : db.RecordsPerTarget()) {
-    if (proto->fingerprint() == fingerprint && count > 0) return "";
-    if (count == 0) continue;
-    others += fmt::format("; {} for {} {} (cuBLAS {}, cuDNN {}, fingerprint {:016x})", count, proto->kind(),
-                          proto->device_name(), proto->cublas_version(), proto->cudnn_version(),
-                          proto->fingerprint());
-  }
-  return fmt::format("{} records loaded, none for this target ({}, fingerprint {:016x}){}. Records are "
-                     "used on the device and with the vendor library versions they were measured with "
-                     "(a process that loads another cuDNN, as PyTorch does, is another target: "
-                     "docs/python.md)",
-                     db.size(), target.ToString(), fingerprint, others);
-}
-
 StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   std::unique_ptr<Runtime> rt(new Runtime());
   Target target = options.target ? *options.target : DefaultTarget();
@@ -33,8 +15,10 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   for (const std::string& path : options.record_files) {
     OPSCHED_RETURN_IF_ERROR(Annotate(rt->db_->Load(path), "loading records"));
   }
-  if (std::string elsewhere = RecordsElsewhere(*rt->db_, target); !elsewhere.empty()) {
-    Log().warn("{}", elsewhere);
+  // Records of another device or other library versions are of no use here: say so.
+  if (std::string note = records::NoRecordsForTargetNote(*rt->db_, target, options.dispatch.allow_transferred_records);
+      !note.empty()) {
+    Log().warn("{}", note);
   }
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
   rt->registry_ = &registry;

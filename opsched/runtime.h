@@ -91,11 +91,6 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// "N records loaded, none for this target (…)" naming the targets they are for, when
-// `db` has records but none for `target`; empty otherwise. The Runtime logs it as a
-// warning when it is created.
-std::string RecordsElsewhere(const records::Database& db, const Target& target);
-
 class Runtime {
  public:
   static StatusOr<std::unique_ptr<Runtime>> Create(RuntimeOptions options = {});

@@ -248,14 +248,6 @@ bool Database::Contains(uint64_t workload_hash, uint64_t fingerprint,
   return false;
 }
 
-std::vector<std::pair<const TargetProto*, size_t>> Database::RecordsPerTarget() const {
-  std::vector<size_t> counts(targets_.size(), 0);
-  for (const RecordEntry& e : entries_) ++counts[e.target];
-  std::vector<std::pair<const TargetProto*, size_t>> out;
-  for (size_t i = 0; i < targets_.size(); ++i) out.emplace_back(&targets_[i].proto, counts[i]);
-  return out;
-}
-
 std::vector<uint64_t> Database::FingerprintsWithArch(uint64_t arch) const {
   std::vector<uint64_t> out;
   for (const TargetInfo& t : targets_) {
@@ -278,6 +270,16 @@ size_t Database::CountFor(const TargetKey& target, bool allow_transfer) const {
   return count;
 }
 
+namespace {
+
+// "cuBLAS 130100, cuDNN 91400, ": the vendor libraries are part of a target (a process
+// that loads another cuDNN, as PyTorch does, is another target).
+std::string LibraryVersions(int cublas, int cudnn) {
+  return fmt::format("cuBLAS {}, cuDNN {}, ", cublas, cudnn);
+}
+
+}  // namespace
+
 std::string NoRecordsForTargetNote(const Database& db, const Target& target, bool allow_transfer) {
   if (db.size() == 0 || db.CountFor(TargetKey::Of(target), allow_transfer) > 0) return "";
   std::map<uint32_t, size_t> per_target;
@@ -291,11 +293,15 @@ std::string NoRecordsForTargetNote(const Database& db, const Target& target, boo
       break;
     }
     const TargetProto& t = db.target(index);
-    theirs += fmt::format("{}{} {} {} (fingerprint {:016x}): {}", named > 1 ? "; " : "", t.kind(), t.device_name(),
-                          t.arch(), t.fingerprint(), count);
+    const std::string libraries = t.kind() == "cpu" ? "" : LibraryVersions(t.cublas_version(), t.cudnn_version());
+    theirs += fmt::format("{}{} {} {} ({}fingerprint {:016x}): {}", named > 1 ? "; " : "", t.kind(), t.device_name(),
+                          t.arch(), libraries, t.fingerprint(), count);
   }
-  return fmt::format("{} records loaded, none for this target (fingerprint {:016x}, {} {} {}{}); they are for: {}",
+  const std::string ours =
+      target.kind == DeviceKind::kCpu ? "" : LibraryVersions(target.cublas_version, target.cudnn_version);
+  return fmt::format("{} records loaded, none for this target (fingerprint {:016x}, {} {} {}{}{}); they are for: {}",
                      db.size(), target.fingerprint(), DeviceKindName(target.kind), target.device_name, target.arch,
+                     ours.empty() ? "" : ", " + ours.substr(0, ours.size() - 2),
                      allow_transfer ? ", nor for its arch" : "", theirs);
 }
 

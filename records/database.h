@@ -99,8 +99,6 @@ class Database {
   // whatever its status (the tuner's resume check).
   bool Contains(uint64_t workload_hash, uint64_t fingerprint, std::string_view implementation,
                 const Config& config) const;
-  // The loaded records of each target: (target, count), in the order targets were met.
-  std::vector<std::pair<const TargetProto*, size_t>> RecordsPerTarget() const;
   // Fingerprints of the loaded targets with this arch key hash (TargetKey::arch).
   std::vector<uint64_t> FingerprintsWithArch(uint64_t arch) const;
   // Every record of one workload on one target (any status), in load order.

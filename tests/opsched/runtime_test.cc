@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/buffer.h"
-#include "core/format.h"
 #include "records/log_writer.h"
 #include "tests/records/record_factory.h"
 #include "tests/strategies/test_op.h"
@@ -95,25 +94,6 @@ TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
   o.registry = &registry_;
   o.record_files = {log + ".missing"};
   EXPECT_FALSE(Runtime::Create(o).ok());
-}
-
-TEST_F(RuntimeTest, RecordsOfAnotherTargetAreNamed) {
-  records::Database db;
-  EXPECT_EQ(RecordsElsewhere(db, CpuTarget()), "") << "no records: nothing to say";
-  Target other = CpuTarget();
-  other.cudnn_version = 91900;  // the same machine with another library: another target
-  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord("scale x=f32[256] factor=2.0", other,
-                                                        "scale_cpu_blocked", "block=256", 1.0)));
-  const std::string said = RecordsElsewhere(db, CpuTarget());
-  EXPECT_NE(said.find("1 records loaded, none for this target"), std::string::npos) << said;
-  EXPECT_NE(said.find(fmt::format("fingerprint {:016x}", CpuTarget().fingerprint())), std::string::npos) << said;
-  EXPECT_NE(said.find(fmt::format("1 for cpu {} (cuBLAS 0, cuDNN 91900, fingerprint {:016x})",
-                                  other.device_name, other.fingerprint())),
-            std::string::npos)
-      << said;
-  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord("scale x=f32[256] factor=2.0", CpuTarget(),
-                                                        "scale_cpu_blocked", "block=256", 1.0)));
-  EXPECT_EQ(RecordsElsewhere(db, CpuTarget()), "") << "records for this target";
 }
 
 TEST_F(RuntimeTest, BadCallsAreRefusedBeforeRunning) {

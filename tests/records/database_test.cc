@@ -95,16 +95,31 @@ TEST(DatabaseTest, CountsRecordsPerTargetAndSaysWhenNoneIsForThisOne) {
   EXPECT_EQ(NoRecordsForTargetNote(db, h100, /*allow_transfer=*/true), "");
   const std::string note = NoRecordsForTargetNote(db, h100);
   EXPECT_EQ(note.rfind(fmt::format("3 records loaded, none for this target (fingerprint {:016x}, cuda NVIDIA H100 "
-                                   "80GB HBM3 sm_90); they are for: ",
-                                   h100.fingerprint()),
+                                   "80GB HBM3 sm_90, cuBLAS {}, cuDNN {}); they are for: ",
+                                   h100.fingerprint(), h100.cublas_version, h100.cudnn_version),
                        0),
             0u)
       << note;
-  EXPECT_NE(note.find(fmt::format("cuda NVIDIA H200 sm_90 (fingerprint {:016x}): 2", h200.fingerprint())),
+  EXPECT_NE(note.find(fmt::format("cuda NVIDIA H200 sm_90 (cuBLAS {}, cuDNN {}, fingerprint {:016x}): 2",
+                                  h200.cublas_version, h200.cudnn_version, h200.fingerprint())),
             std::string::npos)
       << note;
   EXPECT_NE(note.find("cuda NVIDIA A100 sm_80"), std::string::npos) << note;
   EXPECT_NE(NoRecordsForTargetNote(db, CpuTarget(), true).find("none for this target (fingerprint"), std::string::npos);
+
+  // The same GPU with another cuDNN (PyTorch loads its own) is another target; the note
+  // shows the library versions on both sides.
+  Database same_gpu;
+  Target tuned_from_shell = h100, torch_process = h100;
+  tuned_from_shell.cudnn_version = 91400;
+  torch_process.cudnn_version = 91900;
+  OPSCHED_ASSERT_OK(same_gpu.Add(MakeRecord(kLine, tuned_from_shell, "scatter_parallel", "block=256", 50)));
+  const std::string versions = NoRecordsForTargetNote(same_gpu, torch_process);
+  EXPECT_NE(versions.find(fmt::format("cuDNN 91900); they are for: cuda NVIDIA H100 80GB HBM3 sm_90 (cuBLAS {}, "
+                                      "cuDNN 91400, fingerprint {:016x}): 1",
+                                      h100.cublas_version, tuned_from_shell.fingerprint())),
+            std::string::npos)
+      << versions;
 }
 
 TEST(DatabaseTest, NearestStaysInTheFamilyAndOrdersByShapeDistance) {
