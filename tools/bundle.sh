@@ -93,6 +93,18 @@ cat > "$out/run_tests" <<'RUN'
 here="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export TEST_TMPDIR="${TEST_TMPDIR:-$(mktemp -d)}"
+# Tests that read Bazel runfiles (cli_test runs the CLI, bench_test reads docs/, others
+# read bench/suites/) find them in a tree laid out like Bazel's when the bundle sits in a
+# checkout: TEST_SRCDIR/opsched is the checkout, with tools/opsched the bundled CLI.
+if [ -z "${TEST_SRCDIR:-}" ] && [ -d "$here/../docs" ] && [ -d "$here/../tools" ]; then
+  export TEST_SRCDIR="$TEST_TMPDIR/runfiles"
+  mkdir -p "$TEST_SRCDIR/opsched/tools"
+  for entry in "$here"/../*; do
+    [ "$(basename "$entry")" = tools ] || ln -sfn "$(realpath "$entry")" "$TEST_SRCDIR/opsched/$(basename "$entry")"
+  done
+  for entry in "$here"/../tools/*; do ln -sfn "$(realpath "$entry")" "$TEST_SRCDIR/opsched/tools/"; done
+  ln -sfn "$here/bin/opsched" "$TEST_SRCDIR/opsched/tools/opsched"
+fi
 failed=0
 for t in "$here"/bin/*_test; do
   name=$(basename "$t")
