@@ -14,6 +14,8 @@ namespace opsched {
 namespace {
 
 constexpr int kFlags = O_RDWR | O_CREAT | O_APPEND;
+// A suite of every workload a program used is kilobytes; a file far larger is not one.
+constexpr off_t kMaxBytes = off_t{64} << 20;
 constexpr std::string_view kHeader =
     "# Workloads served without an exact record (OPSCHED_RECORD_UNTUNED), one per line.\n"
     "# Tune them with: opsched tune --suite THIS_FILE\n";
@@ -80,6 +82,11 @@ Status UntunedRecorder::CatchUp() {
     known_size_ = 0;
     seen_.clear();
   }
+  if (st.st_size - known_size_ > kMaxBytes) {
+    return absl::InvalidArgumentError(fmt::format(
+        "record-untuned file {}: {} bytes, more than a suite of workload lines ({} at most)", path_, st.st_size,
+        kMaxBytes));
+  }
   std::string tail(static_cast<size_t>(st.st_size - known_size_), '\0');
   size_t got = 0;
   while (got < tail.size()) {
@@ -90,12 +97,12 @@ Status UntunedRecorder::CatchUp() {
     got += static_cast<size_t>(n);
   }
   tail.resize(got);
-  const size_t complete = tail.rfind('\n') == std::string::npos ? 0 : tail.rfind('\n') + 1;
-  if (complete < tail.size()) {
-    // A line without its newline: a writer died mid-write (writers hold the lock for the
-    // whole line). Cut it off so the next line does not run into it.
-    if (::ftruncate(fd_, known_size_ + static_cast<off_t>(complete)) != 0) return Errno("cutting a torn line", path_);
-    tail.resize(complete);
+  if (!tail.empty() && tail.back() != '\n') {
+    // A last line without its newline: written by hand, or torn by a crash mid-write.
+    // It is ended, not removed (nothing is lost; a torn line is a bad suite line that
+    // `opsched tune` reports by its number), so the next line does not run into it.
+    OPSCHED_RETURN_IF_ERROR(WriteAll(fd_, "\n", path_));
+    tail += '\n';
   }
   for (size_t start = 0; start < tail.size();) {
     const size_t end = tail.find('\n', start);

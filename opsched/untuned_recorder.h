@@ -4,8 +4,8 @@
 // shapes a model used. The file is a suite (a header comment, then workload lines).
 //
 // Crash-safe: each line is appended by one write() under an exclusive flock() and made
-// durable (fdatasync) before the lock is released; a torn last line (the machine failed
-// mid-write) is cut off by the next writer. Several processes may share one file: each
+// durable (fdatasync) before the lock is released; a last line without its newline (torn
+// by a machine failure, or written by hand) is ended by the next writer, never removed. Several processes may share one file: each
 // reads what the others appended before it decides whether a line is new.
 #pragma once
 
@@ -39,7 +39,8 @@ class UntunedRecorder {
  private:
   explicit UntunedRecorder(std::string path) : path_(std::move(path)) {}
   // With the lock held: takes in the lines appended since the last look (by any
-  // process), cutting off a torn last line. A replaced file is read from its start.
+  // process), ending a last line that lacks its newline. A replaced file is read from
+  // its start.
   Status CatchUp();
 
   std::mutex mu_;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <thread>
@@ -101,7 +102,7 @@ TEST_F(UntunedRecorderTest, WorkloadsWithoutAnExactRecordAreWrittenOnceAsASuite)
   for (const SuiteEntry& e : *suite) EXPECT_TRUE(e.error.ok()) << e.error;
 }
 
-TEST_F(UntunedRecorderTest, ATornLastLineIsCutOffBeforeTheNextLine) {
+TEST_F(UntunedRecorderTest, ALastLineWithoutItsNewlineIsEndedNotLost) {
   const std::string file = TempPath("torn.txt");
   WriteBytes(file, "# header\nscale x=f32[100] factor=2.0\nscale x=f3");
   auto recorder = UntunedRecorder::Open(file);
@@ -112,7 +113,26 @@ TEST_F(UntunedRecorderTest, ATornLastLineIsCutOffBeforeTheNextLine) {
   noted = (*recorder)->Note("scale x=f32[5] factor=2.0");
   ASSERT_TRUE(noted.ok());
   EXPECT_TRUE(*noted);
-  EXPECT_EQ(ReadBytes(file), "# header\nscale x=f32[100] factor=2.0\nscale x=f32[5] factor=2.0\n");
+  EXPECT_EQ(ReadBytes(file), "# header\nscale x=f32[100] factor=2.0\nscale x=f3\nscale x=f32[5] factor=2.0\n");
+  // A line typed by hand without a final newline is one of the file's lines.
+  WriteBytes(file, "scale x=f32[6] factor=2.0");
+  noted = (*recorder)->Note("scale x=f32[6] factor=2.0");
+  ASSERT_TRUE(noted.ok());
+  EXPECT_FALSE(*noted);
+  EXPECT_EQ(ReadBytes(file), "scale x=f32[6] factor=2.0\n");
+}
+
+TEST_F(UntunedRecorderTest, AFileFarLargerThanASuiteIsRefused) {
+  const std::string file = TempPath("huge.txt");
+  {
+    std::FILE* f = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(::ftruncate(fileno(f), off_t{65} << 20), 0);  // sparse
+    std::fclose(f);
+  }
+  auto recorder = UntunedRecorder::Open(file);
+  ASSERT_FALSE(recorder.ok());
+  EXPECT_NE(recorder.status().message().find("more than a suite"), std::string::npos) << recorder.status();
 }
 
 TEST_F(UntunedRecorderTest, RecordersSharingAFileWriteEachLineOnce) {
