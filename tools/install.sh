@@ -23,12 +23,13 @@ if [ $# -lt 1 ] || [ -z "$1" ] || [[ "$1" == -* ]]; then
   echo "usage: tools/install.sh PREFIX [BAZEL_FLAGS...]   (e.g. tools/install.sh \$HOME/.local)" >&2
   exit 2
 fi
-# pkg-config cannot quote a path with spaces, and these characters are syntax in a .pc file.
-case "$1" in
-  *[[:space:]\$\"\'\\\#\`]*) fail "PREFIX '$1' has a space or one of \$ \" ' \\ # \` in it, which opsched.pc cannot hold; choose another PREFIX" ;;
-esac
 prefix=$(realpath -m -- "$1")
 shift
+# pkg-config cannot quote a path with spaces, and these characters are syntax in a .pc
+# file. Checked on the absolute path (a relative PREFIX takes on the current folder's).
+case "$prefix" in
+  *[[:space:]\$\"\'\\\#\`]*) fail "PREFIX '$prefix' has a space or one of \$ \" ' \\ # \` in it, which opsched.pc cannot hold; choose another PREFIX" ;;
+esac
 
 # Every directory we write must exist or be creatable and take a file; found before the
 # build, not after it.
@@ -74,7 +75,9 @@ render() {
 
 put opsched/c_api.h "$prefix/include/opsched/c_api.h" 0644
 put "$library" "$prefix/lib/$soname" 0755
-ln -sfn "$soname" "$prefix/lib/libopsched.so"
+# The development link, replaced by rename like the files.
+ln -sfn "$soname" "$prefix/lib/.libopsched.so.$$"
+mv -Tf -- "$prefix/lib/.libopsched.so.$$" "$prefix/lib/libopsched.so"
 render tools/install/opsched.pc.in "$prefix/lib/pkgconfig/opsched.pc"
 render tools/install/opschedConfig.cmake.in "$prefix/lib/cmake/opsched/opschedConfig.cmake"
 render tools/install/opschedConfigVersion.cmake.in "$prefix/lib/cmake/opsched/opschedConfigVersion.cmake"

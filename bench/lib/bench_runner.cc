@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string_view>
@@ -469,7 +470,11 @@ unset multiplot
 )gp",
                                          GnuplotText(r.target().device_name()), rows - 1);
   OPSCHED_RETURN_IF_ERROR(WriteFileAtomically(dir + "/speedups.gp", script));
-  const int rc = std::system(fmt::format("cd {} && gnuplot speedups.gp 2>&1", ShellQuote(dir)).c_str());
+  if (rows == 0) return absl::OkStatus();  // nothing measured: no chart to draw
+  // gnuplot's own messages (a panel with no valid points) go to stderr, after what we
+  // printed, never into the report on stdout.
+  std::fflush(stdout);
+  const int rc = std::system(fmt::format("cd {} && gnuplot speedups.gp 1>&2", ShellQuote(dir)).c_str());
   if (rc != 0) {
     return absl::FailedPreconditionError(
         "gnuplot failed or is missing (tools/setup.sh installs gnuplot-nox); speedups.svg not drawn");
