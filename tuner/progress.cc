@@ -6,16 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "core/table.h"
+
 namespace opsched {
 namespace {
 
 std::string Clock(double seconds) {
   const int s = static_cast<int>(seconds + 0.5);
   return fmt::format("{}:{:02d}", s / 60, s % 60);
-}
-
-std::string Shorten(const std::string& line, size_t width) {
-  return line.size() > width ? line.substr(0, width - 3) + "..." : line;
 }
 
 }  // namespace
@@ -86,14 +84,14 @@ void Progress::Draw(bool force) {
     const std::string bar = std::string(filled, '#') + std::string(width - filled, '.');
     const std::string best =
         l.best_us > 0 ? fmt::format("{} {:.2f} us {}", result_, l.best_us, l.best) : std::string("no result yet");
-    text = fmt::format("[{}/{}] {} [{}] {}/{} {}, {}, ETA {}", l.index + 1, workloads_, Shorten(l.line, 60), bar,
+    text = fmt::format("[{}/{}] {} [{}] {}/{} {}, {}, ETA {}", l.index + 1, workloads_, TruncateToWidth(l.line, 60), bar,
                        l.done, l.planned, unit_, best, eta);
   } else {
     text = fmt::format("[{}/{} done]", finished_, workloads_);
     for (size_t i = 0; i < lanes_.size(); ++i) {
       const Lane& l = lanes_[i];
       text += l.index < 0 ? fmt::format(" | {}: idle", i)
-                          : fmt::format(" | {}: {} {}/{}", i, Shorten(l.line, 28), l.done, l.planned);
+                          : fmt::format(" | {}: {} {}/{}", i, TruncateToWidth(l.line, 28), l.done, l.planned);
     }
     text += fmt::format(", ETA {}", eta);
   }
