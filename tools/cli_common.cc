@@ -19,10 +19,9 @@ bool SuiteIsGood(std::string_view command, const std::string& path) {
     fmt::print(stderr, "opsched {}: {}\n", command, suite.status().message());
     return false;
   }
-  const std::vector<std::string> bad = BadLines(*suite);
-  for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
-  if (!bad.empty()) fmt::print(stderr, "opsched {}: {} bad line(s) in the suite\n", command, bad.size());
-  return bad.empty();
+  const Status checked = CheckSuite(*suite, stderr);
+  if (!checked.ok()) fmt::print(stderr, "opsched {}: {}\n", command, checked.message());
+  return checked.ok();
 }
 
 }  // namespace opsched::tools

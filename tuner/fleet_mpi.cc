@@ -247,9 +247,7 @@ int Coordinate(const Registry& registry, const MpiTuneOptions& options, Comm& co
   Status opened = suite_or.status();
   if (opened.ok()) {
     // The whole suite parses before anything is measured (as `opsched tune` without --mpi).
-    const std::vector<std::string> bad = BadLines(*suite_or);
-    for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
-    if (!bad.empty()) opened = absl::InvalidArgumentError(fmt::format("{} bad line(s) in the suite", bad.size()));
+    opened = CheckSuite(*suite_or, stderr);
   }
   if (opened.ok() && access(o.records_path.c_str(), F_OK) == 0) {
     opened = Annotate(live.Load(o.records_path), "resuming");
@@ -478,16 +476,15 @@ int RunMpiTune(const Registry& registry, const MpiTuneOptions& options) {
     StatusOr<Target> target = RankTarget(o.target, 0);
     StatusOr<std::vector<SuiteEntry>> suite = ReadSuite(o.tune.suite_path, registry);
     // The whole suite parses before anything is measured (as `opsched tune` without --mpi).
-    const std::vector<std::string> bad = suite.ok() ? BadLines(*suite) : std::vector<std::string>{};
-    for (const std::string& error : bad) fmt::print(stderr, "{}\n", error);
+    const Status checked = suite.ok() ? CheckSuite(*suite, stderr) : absl::OkStatus();
     if (!target.ok()) {
       fmt::print(stderr, "opsched tune: {}\n", target.status().message());
       code = 2;
     } else if (!suite.ok()) {
       fmt::print(stderr, "opsched tune: {}\n", suite.status().message());
       code = 2;
-    } else if (!bad.empty()) {
-      fmt::print(stderr, "opsched tune: {} bad line(s) in the suite\n", bad.size());
+    } else if (!checked.ok()) {
+      fmt::print(stderr, "opsched tune: {}\n", checked.message());
       code = 2;
     } else {
       o.tune.target = *target;

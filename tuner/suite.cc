@@ -40,6 +40,13 @@ std::vector<std::string> BadLines(const std::vector<SuiteEntry>& suite) {
   return bad;
 }
 
+Status CheckSuite(const std::vector<SuiteEntry>& suite, std::FILE* errors) {
+  const std::vector<std::string> bad = BadLines(suite);
+  for (const std::string& error : bad) fmt::print(errors, "{}\n", error);
+  if (bad.empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(fmt::format("{} bad line(s) in the suite", bad.size()));
+}
+
 StatusOr<std::vector<SuiteEntry>> ReadSuite(const std::string& path, const Registry& registry) {
   OPSCHED_ASSIGN_OR_RETURN(std::string text, ReadFile(path, "suite"));
   return ParseSuite(text, path, registry);

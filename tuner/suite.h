@@ -5,6 +5,7 @@
 // and run the rest.
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,9 @@ std::vector<SuiteEntry> ParseSuite(const std::string& text, const std::string& n
 // The errors of the suite's bad lines ("suite.txt:4: column 23: ..."), in line order;
 // empty when every line parses.
 std::vector<std::string> BadLines(const std::vector<SuiteEntry>& suite);
+// Prints each bad line's error to `errors`, then returns InvalidArgument "N bad line(s) in
+// the suite"; OK (printing nothing) when every line parses. What tune and bench do before
+// measuring anything.
+Status CheckSuite(const std::vector<SuiteEntry>& suite, std::FILE* errors);
 
 }  // namespace opsched
