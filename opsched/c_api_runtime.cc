@@ -76,6 +76,8 @@ opsched_status opsched_runtime_create(const opsched_runtime_options* options, op
     OPSCHED_ASSIGN_OR_RETURN(opsched::RuntimeOptions converted, opsched::capi::ToRuntimeOptions(o));
     OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<opsched::Runtime> created,
                              opsched::Runtime::Create(std::move(converted)));
+    // Records of another device or other library versions are of no use here: say so.
+    if (!created->records_note().empty()) opsched::Log().warn("{}", created->records_note());
     auto handle = std::make_unique<opsched_runtime>();
     handle->target = created->target().ToString();
     handle->model_error = std::string(opsched::Message(created->model_status()));

@@ -15,11 +15,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   for (const std::string& path : options.record_files) {
     OPSCHED_RETURN_IF_ERROR(Annotate(rt->db_->Load(path), "loading records"));
   }
-  // Records of another device or other library versions are of no use here: say so.
-  if (std::string note = records::NoRecordsForTargetNote(*rt->db_, target, options.dispatch.allow_transferred_records);
-      !note.empty()) {
-    Log().warn("{}", note);
-  }
+  rt->records_note_ = records::NoRecordsForTargetNote(*rt->db_, target, options.dispatch.allow_transferred_records);
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
   rt->registry_ = &registry;
   if (!options.model_file.empty()) {

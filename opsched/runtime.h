@@ -100,6 +100,11 @@ class Runtime {
   // Why the model of RuntimeOptions::model_file is not used (OK when it is, or none was
   // given).
   const Status& model_status() const { return model_status_; }
+  // "N records loaded, none for this target (...)" when the record files hold records but
+  // none this runtime can use (another device, or other cuBLAS/cuDNN versions: records'
+  // NoRecordsForTargetNote); empty otherwise. Front ends report it: the CLI with its own
+  // prefix, the C API (and so Python) as a logged warning.
+  const std::string& records_note() const { return records_note_; }
   const Selector* selector() const { return selector_.get(); }
 
   // Runs `workload` on `tensors` (its inputs then outputs, in the op's order) on
@@ -194,6 +199,7 @@ class Runtime {
   std::unique_ptr<records::Database> db_;
   std::unique_ptr<Selector> selector_;
   Status model_status_;
+  std::string records_note_;
   std::unique_ptr<Dispatcher> dispatcher_;
   std::unique_ptr<UntunedRecorder> untuned_;
   std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;

@@ -2,7 +2,6 @@
 
 #include "core/format.h"
 #include "opsched/runtime.h"
-#include "records/database.h"
 #include "tools/commands.h"
 
 namespace opsched::tools {
@@ -41,11 +40,9 @@ void AddExplainCommand(CLI::App& app, int* exit_code) {
     if (rt.ok() && !(*rt)->model_status().ok()) {
       fmt::print(stderr, "opsched explain: {}; deciding without it\n", (*rt)->model_status().message());
     }
-    if (rt.ok()) {
+    if (rt.ok() && !(*rt)->records_note().empty()) {
       // Records of another device are not used here: say so rather than decide silently without them.
-      const std::string note =
-          records::NoRecordsForTargetNote((*rt)->records(), (*rt)->target(), options->allow_transferred_records);
-      if (!note.empty()) fmt::print(stderr, "opsched explain: {}\n", note);
+      fmt::print(stderr, "opsched explain: {}\n", (*rt)->records_note());
     }
     StatusOr<Explanation> e = rt.ok() ? (*rt)->Explain(*line) : StatusOr<Explanation>(rt.status());
     if (!e.ok()) {

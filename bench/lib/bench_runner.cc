@@ -260,9 +260,7 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   OPSCHED_ASSIGN_OR_RETURN(std::unique_ptr<Runtime> runtime, Runtime::Create(ro));
   if (!runtime->model_status().ok()) return runtime->model_status();
   // Records of another device are never served here: say so before the long measurement.
-  if (const std::string note = records::NoRecordsForTargetNote(runtime->records(), options.target); !note.empty()) {
-    fmt::print(stderr, "opsched bench: {}\n", note);
-  }
+  if (!runtime->records_note().empty()) fmt::print(stderr, "opsched bench: {}\n", runtime->records_note());
   // The oracle's records: what is served, plus the reference logs.
   records::Database known;
   if (!options.reference_records.empty()) {

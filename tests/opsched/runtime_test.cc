@@ -84,10 +84,25 @@ TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
   StatusOr<Explanation> e = rt->Explain("scale x=f32[256]");
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->decision.provenance, Provenance::kExactRecord);
+  EXPECT_EQ(rt->records_note(), "") << "records of this target: nothing to say";
   // In place is allowed for scale_cpu_blocked.
   Tensor in_place[] = {T(x), T(x)};
   OPSCHED_ASSERT_OK(rt->Run(w, in_place, cpu_stream_));
   EXPECT_EQ(x[0], 3.0f);
+  // Records of another target only: the runtime says so (front ends report it).
+  const std::string other_log = log + ".other";
+  std::remove(other_log.c_str());
+  {
+    Target other = CpuTarget();
+    other.cudnn_version = 91900;
+    auto writer = records::LogWriter::Open(other_log);
+    ASSERT_TRUE(writer.ok());
+    OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
+        "scale x=f32[256] factor=2.0", other, "scale_cpu_blocked", "block=256", 1.0)));
+  }
+  auto elsewhere = Make({other_log});
+  EXPECT_EQ(elsewhere->records_note().rfind("1 records loaded, none for this target", 0), 0u)
+      << elsewhere->records_note();
   // A missing record file is an error at creation.
   RuntimeOptions o;
   o.target = CpuTarget();
