@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/format.h"
+
 namespace opsched {
 namespace {
 
@@ -77,6 +79,10 @@ std::string TruncateToWidth(std::string_view text, size_t width) {
     end += length;
   }
   return std::string(text.substr(0, end)) + std::string(kEllipsis);
+}
+
+std::string Figure(double value, const char* format) {
+  return value > 0 ? fmt::format(fmt::runtime(format), value) : std::string("-");
 }
 
 std::vector<size_t> Table::Layout(size_t width) const {

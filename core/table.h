@@ -24,6 +24,9 @@ size_t DisplayWidth(std::string_view text);
 // `text` itself when it fits `width` columns, else its longest prefix of whole code points
 // that fits with "..." after it.
 std::string TruncateToWidth(std::string_view text, size_t width);
+// A measured figure for a table cell, formatted with `format` ("{:.2f}"), or "-" where
+// there is none (value <= 0: no oracle, no baseline, no heuristic time).
+std::string Figure(double value, const char* format);
 
 struct Column {
   std::string header;

@@ -157,7 +157,7 @@ std::string HoldoutReport::ToString(size_t width) const {
                {.header = "workload", .min_width = 32, .importance = 3}});
   for (const HoldoutEntry& e : entries) {
     table.AddRow({e.served_us > 0 ? fmt::format("{:.3f}", e.served_us / e.best_us) : "unknown",
-                  e.served_us > 0 ? fmt::format("{:.2f}", e.served_us) : "-", fmt::format("{:.2f}", e.best_us),
+                  Figure(e.served_us, "{:.2f}"), fmt::format("{:.2f}", e.best_us),
                   e.provenance, e.served, e.model_saw_it ? "yes" : "", e.workload});
   }
   std::string out = table.ToString(width);

@@ -157,8 +157,8 @@ std::string TuneReport::ToString(size_t width) const {
       continue;
     }
     table.AddRow({std::to_string(r.line), r.workload, r.best_implementation, r.best_config,
-                  fmt::format("{:.2f}", r.best_us), r.heuristic_us > 0 ? fmt::format("{:.2f}", r.heuristic_us) : "-",
-                  r.heuristic_us > 0 ? fmt::format("{:.2f}x", r.heuristic_us / r.best_us) : "-",
+                  fmt::format("{:.2f}", r.best_us), Figure(r.heuristic_us, "{:.2f}"),
+                  Figure(r.heuristic_us > 0 ? r.heuristic_us / r.best_us : 0, "{:.2f}x"),
                   std::to_string(r.trials), fmt::format("{:.1f}", r.seconds)});
   }
   std::string out = table.ToString(width);

@@ -89,11 +89,6 @@ void Fill(Timing* t, std::string implementation, std::string config, const std::
   t->set_samples(m.samples);
 }
 
-// A measured figure, or "-" where there is none (0: no oracle, no baseline, ...).
-std::string Figure(double value, const char* format) {
-  return value > 0 ? fmt::format(fmt::runtime(format), value) : std::string("-");
-}
-
 // Text for a double-quoted gnuplot string shown in enhanced mode (also a quoted string of
 // a data file, which gnuplot reads the same way): "_" would start a subscript, "^" a
 // superscript, and so on; each is escaped to print as itself.
