@@ -272,10 +272,10 @@ size_t Database::CountFor(const TargetKey& target, bool allow_transfer) const {
 
 namespace {
 
-// "cuBLAS 130100, cuDNN 91400, ": the vendor libraries are part of a target (a process
-// that loads another cuDNN, as PyTorch does, is another target).
-std::string LibraryVersions(int cublas, int cudnn) {
-  return fmt::format("cuBLAS {}, cuDNN {}, ", cublas, cudnn);
+// ", cuBLAS 130100, cuDNN 91400" for a GPU target, "" for a CPU: the vendor libraries
+// are part of a target (a process that loads another cuDNN, as PyTorch does, is another).
+std::string LibraryVersions(bool cpu, int cublas, int cudnn) {
+  return cpu ? "" : fmt::format(", cuBLAS {}, cuDNN {}", cublas, cudnn);
 }
 
 }  // namespace
@@ -293,15 +293,13 @@ std::string NoRecordsForTargetNote(const Database& db, const Target& target, boo
       break;
     }
     const TargetProto& t = db.target(index);
-    const std::string libraries = t.kind() == "cpu" ? "" : LibraryVersions(t.cublas_version(), t.cudnn_version());
+    const std::string libraries = LibraryVersions(t.kind() == "cpu", t.cublas_version(), t.cudnn_version());
     theirs += fmt::format("{}{} {} {} ({}fingerprint {:016x}): {}", named > 1 ? "; " : "", t.kind(), t.device_name(),
-                          t.arch(), libraries, t.fingerprint(), count);
+                          t.arch(), libraries.empty() ? "" : libraries.substr(2) + ", ", t.fingerprint(), count);
   }
-  const std::string ours =
-      target.kind == DeviceKind::kCpu ? "" : LibraryVersions(target.cublas_version, target.cudnn_version);
   return fmt::format("{} records loaded, none for this target (fingerprint {:016x}, {} {} {}{}{}); they are for: {}",
                      db.size(), target.fingerprint(), DeviceKindName(target.kind), target.device_name, target.arch,
-                     ours.empty() ? "" : ", " + ours.substr(0, ours.size() - 2),
+                     LibraryVersions(target.kind == DeviceKind::kCpu, target.cublas_version, target.cudnn_version),
                      allow_transfer ? ", nor for its arch" : "", theirs);
 }
 

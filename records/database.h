@@ -112,7 +112,6 @@ class Database {
   const std::string& implementation(uint32_t i) const { return implementations_[i]; }
   const Config& config(uint32_t i) const { return configs_[i]; }
   size_t workload_count() const { return workloads_.size(); }
-  size_t target_count() const { return targets_.size(); }
   // The full record behind an entry, read back from its log.
   StatusOr<Record> Fetch(const RecordEntry& entry) const;
   // The serialized record behind an entry, exactly as stored.
