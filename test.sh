@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 tools/setup.sh
 status=0
+# Folder dependencies point one way (docs/ARCHITECTURE.md, "Layers").
+python3 tools/check_layers.py || status=$?
 bazel test //... "$@" || status=$?
 # Say which tests skipped and why (gtest prints the reason into each test log).
 logs=$(bazel info bazel-testlogs 2>/dev/null)

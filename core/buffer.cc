@@ -10,6 +10,15 @@
 namespace opsched {
 
 StatusOr<Buffer> Buffer::Allocate(const Device& device, size_t bytes) {
+  if (device.is_cpu() || bytes == 0) return AllocateDuringCapture(device, bytes);
+  Buffer buffer;
+  buffer.device_ = device;
+  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu::Malloc(device, bytes));
+  buffer.size_ = bytes;
+  return buffer;
+}
+
+StatusOr<Buffer> Buffer::AllocateDuringCapture(const Device& device, size_t bytes) {
   Buffer buffer;
   buffer.device_ = device;
   buffer.size_ = bytes;
@@ -22,7 +31,7 @@ StatusOr<Buffer> Buffer::Allocate(const Device& device, size_t bytes) {
     }
     return buffer;
   }
-  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu::Malloc(device, bytes));
+  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu::MallocOutsideCapture(device, bytes));
   return buffer;
 }
 

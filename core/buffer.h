@@ -13,6 +13,9 @@ namespace opsched {
 class Buffer {
  public:
   static StatusOr<Buffer> Allocate(const Device& device, size_t bytes);
+  // Allocate, also while a stream of this thread is being captured into a CUDA graph
+  // (gpu::MallocOutsideCapture); the buffer must outlive the graphs that use it.
+  static StatusOr<Buffer> AllocateDuringCapture(const Device& device, size_t bytes);
 
   Buffer() = default;
   Buffer(Buffer&& other) noexcept { *this = std::move(other); }

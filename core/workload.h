@@ -70,7 +70,7 @@ class Workload {
   // The text form, in stored order (parse then print gives back a canonical line).
   std::string ToString() const;
   // Stable hash of op, tensors and attributes in stored order. Canonicalised workloads
-  // (strategies/op_def.h) have one order, so equal invocations hash equal.
+  // (registry/op_def.h) have one order, so equal invocations hash equal.
   uint64_t hash() const;
   // A fast hash for in-memory tables (abseil's, seeded per process: never persist it).
   uint64_t FastHash() const;

@@ -1,5 +1,7 @@
 #include "opsched/runtime.h"
 
+#include <optional>
+
 #include "core/data_error.h"
 #include "core/format.h"
 
@@ -31,6 +33,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   }
   rt->dispatcher_ = std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch,
                                                  rt->selector_.get());
+  rt->dispatcher_->set_prepare(true);
   if (!options.record_untuned_file.empty()) {
     OPSCHED_ASSIGN_OR_RETURN(rt->untuned_, UntunedRecorder::Open(options.record_untuned_file));
     rt->dispatcher_->set_observer([recorder = rt->untuned_.get()](const CachedDecision& entry) {
@@ -105,37 +108,99 @@ Status Runtime::Validate(const CachedDecision& entry, absl::Span<const Tensor> t
   return absl::OkStatus();
 }
 
-Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
-                    const Stream& stream) {
+Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream) {
+  return RunWith(workload, tensors, stream, nullptr, 0, /*caller_workspace=*/false);
+}
+
+Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream,
+                    void* workspace, size_t workspace_bytes) {
+  return RunWith(workload, tensors, stream, workspace, workspace_bytes, /*caller_workspace=*/true);
+}
+
+StatusOr<size_t> Runtime::WorkspaceBytes(const Workload& workload) {
+  gpu::DeviceScope scope;
+  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
   OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
+  return entry->decision.workspace_bytes;
+}
+
+Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream,
+                        void* workspace, size_t workspace_bytes, bool caller_workspace) {
+  const bool gpu = target().kind != DeviceKind::kCpu;
+  // Decided and prepared with the target's device current; the caller's device is
+  // restored when the call returns.
+  gpu::DeviceScope scope;
+  if (gpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
+  const CachedDecision* entry = dispatcher_->Cached(workload);
+  std::optional<bool> capturing;
+  auto Capturing = [&]() -> StatusOr<bool> {
+    if (!capturing) {
+      if (!gpu) return false;
+      OPSCHED_ASSIGN_OR_RETURN(capturing, gpu::StreamCapturing(stream.native()));
+    }
+    return *capturing;
+  };
+  if (entry == nullptr) {
+    // Deciding asks the vendor library and allocates: not while a graph is captured.
+    OPSCHED_ASSIGN_OR_RETURN(const bool in_capture, Capturing());
+    if (in_capture) {
+      return absl::FailedPreconditionError(fmt::format(
+          "{}: first call of this workload inside CUDA graph capture; call it once before capturing, so that "
+          "it is decided and prepared", workload.op()));
+    }
+    OPSCHED_ASSIGN_OR_RETURN(entry, dispatcher_->Decide(workload));
+  }
   OPSCHED_RETURN_IF_ERROR(Validate(*entry, tensors, stream));
   const Decision& d = entry->decision;
-  void* workspace = nullptr;
-  if (d.workspace_bytes > 0) {
-    OPSCHED_ASSIGN_OR_RETURN(workspace, allocator_->Get(stream, d.workspace_bytes));
+  const Prepared& prepared = *entry->prepared;
+  const size_t needed = prepared.workspace_bytes();
+  if (caller_workspace) {
+    if (needed > workspace_bytes) {
+      return absl::InvalidArgumentError(fmt::format("{} ({}) needs {} bytes of workspace, {} given",
+                                                    workload.op(), d.implementation->name(), needed,
+                                                    workspace_bytes));
+    }
+    if (needed > 0 && workspace == nullptr) {
+      return absl::InvalidArgumentError(fmt::format("{}: workspace is null", workload.op()));
+    }
+  } else {
+    workspace = nullptr;
+    workspace_bytes = needed;
+    if (needed > 0) {
+      OPSCHED_ASSIGN_OR_RETURN(workspace, allocator_->Get(stream, needed));
+    }
   }
-  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::SetDevice(target().device()));
   const bool checks = d.implementation->ReportsDeviceErrors();
   ErrorSlot slot;
+  bool captured = false;
   if (checks) {
-    if (calls_since_poll_.fetch_add(1, std::memory_order_relaxed) + 1 >= kChecksPerEpoch) {
+    OPSCHED_ASSIGN_OR_RETURN(captured, Capturing());
+    if (!captured && calls_since_poll_.fetch_add(1, std::memory_order_relaxed) + 1 >= kChecksPerEpoch) {
       calls_since_poll_.store(0, std::memory_order_relaxed);
       PollPending(nullptr);
     }
     OPSCHED_ASSIGN_OR_RETURN(slot, slots_->Acquire());
   }
-  Status s = d.implementation->Run(
-      RunArgs{entry->canonical, tensors, d.config, workspace, d.workspace_bytes, stream, slot});
+  Status s = prepared.Run(PreparedArgs{tensors, workspace, workspace_bytes, stream, slot});
+  const StreamKey key{stream.device(), stream.native()};
   if (!checks) {
     if (s.ok()) return s;
     // A CPU implementation returns a data error from Run; deferred, it is held for
     // Synchronize() exactly like an error a device kernel reports.
     if (device_errors_ == DeviceErrors::kDeferred && IsDataError(s)) {
       std::lock_guard<std::mutex> lock(pending_mu_);
-      if (first_error_.ok()) first_error_ = s;
+      Status& first = errors_[key];
+      if (first.ok()) first = s;
       return absl::OkStatus();
     }
     return Annotate(s, d.implementation->name());
+  }
+  if (captured) {
+    // Every replay of the graph writes this slot: it is kept (never recycled) and read
+    // by each Synchronize of the stream.
+    std::lock_guard<std::mutex> lock(pending_mu_);
+    captured_checks_.push_back(CapturedCheck{PendingCheck{slot, entry}, key});
+    return s.ok() ? s : Annotate(s, d.implementation->name());
   }
   if (!s.ok()) {
     slots_->Release(slot);  // nothing was queued that will write it
@@ -151,7 +216,7 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
     return absl::OkStatus();
   }
   std::lock_guard<std::mutex> lock(pending_mu_);
-  std::deque<Epoch>& epochs = epochs_[{stream.device(), stream.native()}];
+  std::deque<Epoch>& epochs = epochs_[key];
   if (epochs.empty() || epochs.back().closed) epochs.emplace_back();
   Epoch& open = epochs.back();
   open.checks.push_back(PendingCheck{slot, entry});
@@ -168,13 +233,16 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors,
   return absl::OkStatus();
 }
 
-void Runtime::Settle(Epoch& epoch) {
+Status Runtime::SlotError(const PendingCheck& check) const {
+  const CachedDecision& e = *check.entry;
+  return registry_->FindOp(e.canonical.op())->DeviceError(e.canonical, check.slot.host->position,
+                                                           check.slot.host->value);
+}
+
+void Runtime::Settle(const StreamKey& key, Epoch& epoch) {
   for (const PendingCheck& c : epoch.checks) {
-    if (SlotState(c.slot) == kSlotError && first_error_.ok()) {
-      const CachedDecision& e = *c.entry;
-      first_error_ = registry_->FindOp(e.canonical.op())
-                         ->DeviceError(e.canonical, c.slot.host->position, c.slot.host->value);
-    }
+    Status& first = errors_[key];
+    if (SlotState(c.slot) == kSlotError && first.ok()) first = SlotError(c);
     slots_->Release(c.slot);
   }
   epoch.checks.clear();
@@ -184,7 +252,7 @@ void Runtime::Settle(Epoch& epoch) {
 void Runtime::PollPending(const Stream* synchronized) {
   std::lock_guard<std::mutex> lock(pending_mu_);
   for (auto& [key, epochs] : epochs_) {
-    const bool all = synchronized != nullptr && key == std::make_pair(synchronized->device(), synchronized->native());
+    const bool all = synchronized != nullptr && key == StreamKey{synchronized->device(), synchronized->native()};
     while (!epochs.empty()) {
       Epoch& front = epochs.front();
       if (!all) {
@@ -192,27 +260,46 @@ void Runtime::PollPending(const Stream* synchronized) {
         StatusOr<bool> done = front.event.Done();
         if (!done.ok() || !*done) break;
       }
-      Settle(front);
+      Settle(key, front);
       epochs.pop_front();
     }
+  }
+  // Captured calls: a slot in the error state was written by a replay; it is reported
+  // once and set pending again for the next replays.
+  for (CapturedCheck& c : captured_checks_) {
+    if (SlotState(c.check.slot) != kSlotError) continue;
+    Status& first = errors_[c.stream];
+    if (first.ok()) first = SlotError(c.check);
+    c.check.slot.host->state = kSlotPending;
   }
 }
 
 Status Runtime::Synchronize(const Stream& stream) {
   OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
   PollPending(&stream);
-  return TakeDeviceError();
+  std::lock_guard<std::mutex> lock(pending_mu_);
+  auto it = errors_.find(StreamKey{stream.device(), stream.native()});
+  if (it == errors_.end()) return absl::OkStatus();
+  Status error = std::move(it->second);
+  errors_.erase(it);
+  return error;
 }
 
 Status Runtime::TakeDeviceError() {
   PollPending(nullptr);
   std::lock_guard<std::mutex> lock(pending_mu_);
-  Status error = first_error_;
-  first_error_ = absl::OkStatus();
-  return error;
+  for (auto it = errors_.begin(); it != errors_.end(); ++it) {
+    if (it->second.ok()) continue;
+    Status error = std::move(it->second);
+    errors_.erase(it);
+    return error;
+  }
+  return absl::OkStatus();
 }
 
 StatusOr<Decision> Runtime::Decide(const Workload& workload) {
+  gpu::DeviceScope scope;
+  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
   OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
   return entry->decision;
 }

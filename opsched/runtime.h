@@ -29,7 +29,7 @@
 #include "selector/selector.h"
 #include "strategies/decision.h"
 #include "strategies/dispatcher.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 
@@ -109,11 +109,26 @@ class Runtime {
 
   // Runs `workload` on `tensors` (its inputs then outputs, in the op's order) on
   // `stream`. The tensors must match the workload's descriptors and live on the target.
+  //
+  // The first call of a workload decides and prepares it (Implementation::Prepare); later
+  // calls only look it up and run the Prepared object: no parsing, no vendor descriptor,
+  // no allocation once the workspace has grown, no host synchronisation. So once a
+  // workload has been called, its calls may be captured into a CUDA graph (a first call
+  // under capture is refused with an error saying so). The caller's current device is
+  // restored after each call.
   Status Run(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream);
+  // The same with the caller's workspace (CUB style): at least WorkspaceBytes(workload)
+  // bytes on the target, used only by the work this call queues on `stream`.
+  Status Run(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream, void* workspace,
+             size_t workspace_bytes);
+  // The workspace a call of `workload` needs (deciding and preparing it when new).
+  StatusOr<size_t> WorkspaceBytes(const Workload& workload);
   // Waits for `stream`, then returns the first data error a device found in calls made
-  // before (kDeferred), naming the op and position; OK when there was none.
+  // on that stream before (kDeferred), naming the op and position; OK when there was
+  // none. Errors of other streams stay for their own Synchronize.
   Status Synchronize(const Stream& stream);
-  // The first deferred device error already known, without waiting (OK if none).
+  // The first deferred device error already known on any stream, without waiting (OK if
+  // none).
   Status TakeDeviceError();
 
   // The decision for a workload (cached).
@@ -165,11 +180,21 @@ class Runtime {
   Runtime() = default;
   Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
                   const Stream& stream) const;
+  Status RunWith(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream,
+                 void* workspace, size_t workspace_bytes, bool caller_workspace);
 
+  using StreamKey = std::pair<Device, void*>;
   struct PendingCheck {
     ErrorSlot slot;
     const CachedDecision* entry;
   };
+  // A check queued inside CUDA graph capture: its slot is written by every replay.
+  struct CapturedCheck {
+    PendingCheck check;
+    StreamKey stream;
+  };
+  // The op's error for a slot in the error state.
+  Status SlotError(const PendingCheck& check) const;
   // Checks queued on one stream between two events: once the event has completed, their
   // slots are final (still pending = no error). One event per kChecksPerEpoch calls
   // keeps the per-call cost low.
@@ -179,8 +204,9 @@ class Runtime {
     bool closed = false;
   };
   static constexpr size_t kChecksPerEpoch = 32;
-  // Reads the slots of an epoch whose work has finished; releases them. Needs pending_mu_.
-  void Settle(Epoch& epoch);
+  // Reads the slots of an epoch of stream `key` whose work has finished; releases them.
+  // Needs pending_mu_.
+  void Settle(const StreamKey& key, Epoch& epoch);
   // Settles the closed epochs whose events completed (every stream); with `stream`,
   // also every epoch of that stream (after it was synchronised).
   void PollPending(const Stream* synchronized);
@@ -191,9 +217,10 @@ class Runtime {
   // Calls since finished epochs were last collected: they are collected once per
   // kChecksPerEpoch calls, not on every call (an event query costs as much as a launch).
   std::atomic<uint32_t> calls_since_poll_{0};
-  std::map<std::pair<Device, void*>, std::deque<Epoch>> epochs_;
+  std::map<StreamKey, std::deque<Epoch>> epochs_;
+  std::vector<CapturedCheck> captured_checks_;  // kept for the life of the runtime
   std::vector<Event> spare_events_;
-  Status first_error_;
+  std::map<StreamKey, Status> errors_;  // the first deferred error of each stream
 
   const Registry* registry_ = nullptr;
   std::unique_ptr<records::Database> db_;

@@ -1,24 +1,56 @@
 #include "opsched/workspace.h"
 
+#include <algorithm>
+#include <utility>
+
+#include "core/gpu/gpu_backend.h"
+
 namespace opsched {
+
+void CachingWorkspaceAllocator::FreeFinished() {
+  outgrown_.erase(std::remove_if(outgrown_.begin(), outgrown_.end(),
+                                 [](const Outgrown& o) {
+                                   if (o.keep) return false;
+                                   StatusOr<bool> done = o.done.Done();
+                                   return done.ok() && *done;
+                                 }),
+                  outgrown_.end());
+}
 
 StatusOr<void*> CachingWorkspaceAllocator::Get(const Stream& stream, size_t bytes) {
   if (bytes == 0) return nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  Buffer& buffer = buffers_[{stream.device(), stream.native()}];
-  if (buffer.size() < bytes) {
-    // Work queued on this stream may still use the old buffer: finish it first.
-    OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
-    buffer.Reset();
-    OPSCHED_ASSIGN_OR_RETURN(buffer, Buffer::Allocate(stream.device(), bytes));
+  const bool gpu = !stream.device().is_cpu();
+  bool capturing = false;
+  if (gpu) {
+    OPSCHED_ASSIGN_OR_RETURN(capturing, gpu::StreamCapturing(stream.native()));
   }
-  return buffer.data();
+  std::lock_guard<std::mutex> lock(mu_);
+  StreamBuffer& held = buffers_[{stream.device(), stream.native()}];
+  if (held.buffer.size() < bytes) {
+    if (gpu) FreeFinished();
+    OPSCHED_ASSIGN_OR_RETURN(Buffer bigger, Buffer::AllocateDuringCapture(stream.device(), bytes));
+    if (gpu && held.buffer.size() > 0) {
+      // Work queued on this stream may still use the old buffer: it goes when that work
+      // is done (CPU work ran inline, so there it goes now).
+      Outgrown old{std::move(held.buffer), Event(), held.captured || capturing};
+      if (!old.keep) {
+        OPSCHED_ASSIGN_OR_RETURN(old.done, Event::Create(stream.device()));
+        OPSCHED_RETURN_IF_ERROR(old.done.Record(stream));
+      }
+      outgrown_.push_back(std::move(old));
+    }
+    held.buffer = std::move(bigger);
+    held.captured = false;
+  }
+  if (capturing) held.captured = true;
+  return held.buffer.data();
 }
 
 size_t CachingWorkspaceAllocator::held_bytes() const {
   std::lock_guard<std::mutex> lock(mu_);
   size_t total = 0;
-  for (const auto& [key, buffer] : buffers_) total += buffer.size();
+  for (const auto& [key, held] : buffers_) total += held.buffer.size();
+  for (const Outgrown& o : outgrown_) total += o.buffer.size();
   return total;
 }
 

@@ -1,13 +1,20 @@
 // Workspace memory for implementations. A consumer may supply its own allocator (for
-// example one backed by its framework's caching allocator); the default keeps one
-// grow-only buffer per stream, so calls allocate only while the workspace grows.
+// example one backed by its framework's caching allocator), or pass a workspace to each
+// call (Runtime::Run's CUB-style overload); the default keeps one grow-only buffer per
+// stream, so calls allocate only while the workspace grows. Growing never synchronises
+// the host: the outgrown buffer is freed once the stream's work before the growth has
+// finished (an event marks it), and one that a CUDA graph captured is kept for the life
+// of the allocator, since the graph may be replayed at any time.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <mutex>
 
+#include <vector>
+
 #include "core/buffer.h"
+#include "core/event.h"
 #include "core/status.h"
 #include "core/stream.h"
 
@@ -25,12 +32,25 @@ class WorkspaceAllocator {
 class CachingWorkspaceAllocator : public WorkspaceAllocator {
  public:
   StatusOr<void*> Get(const Stream& stream, size_t bytes) override;
-  // Bytes held across all streams.
+  // Bytes held across all streams, outgrown buffers not yet freed included.
   size_t held_bytes() const;
 
  private:
+  struct StreamBuffer {
+    Buffer buffer;
+    bool captured = false;  // handed to a call under capture: a graph may use it
+  };
+  struct Outgrown {
+    Buffer buffer;
+    Event done;        // recorded after the last work that may use it
+    bool keep = false;  // captured by a graph: never freed before the allocator
+  };
+  // Frees the outgrown buffers whose work has finished. Needs mu_.
+  void FreeFinished();
+
   mutable std::mutex mu_;
-  std::map<std::pair<Device, void*>, Buffer> buffers_;
+  std::map<std::pair<Device, void*>, StreamBuffer> buffers_;
+  std::vector<Outgrown> outgrown_;
 };
 
 }  // namespace opsched

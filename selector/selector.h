@@ -19,7 +19,7 @@
 #include "selector/booster.h"
 #include "selector/candidate_encoding.h"
 #include "selector/selector_model.pb.h"
-#include "strategies/op_def.h"
+#include "registry/op_def.h"
 
 namespace opsched {
 

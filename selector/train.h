@@ -12,7 +12,7 @@
 #include "records/database.h"
 #include "selector/booster.h"
 #include "selector/selector_model.pb.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 

@@ -36,7 +36,7 @@
 #include <string>
 
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 namespace {

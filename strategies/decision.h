@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/config.h"
-#include "strategies/implementation.h"
+#include "registry/implementation.h"
 
 namespace opsched {
 

@@ -23,6 +23,8 @@ struct CachedDecision {
   Workload canonical;   // what the implementation runs
   Decision decision;
   std::vector<TensorDesc> expected;  // inputs then outputs, for validating calls
+  // The decision made ready to run (Dispatcher::set_prepare); null when not prepared.
+  std::unique_ptr<const Prepared> prepared;
 };
 
 class DecisionCache {

@@ -50,6 +50,15 @@ StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
   entry->canonical = workload;
   OPSCHED_RETURN_IF_ERROR(registry_.Canonicalize(&entry->canonical));
   OPSCHED_ASSIGN_OR_RETURN(entry->decision, DecideCanonical(entry->canonical, nullptr));
+  if (prepare_) {
+    const Decision& d = entry->decision;
+    StatusOr<std::unique_ptr<Prepared>> prepared = d.implementation->Prepare(entry->canonical, d.config, target_);
+    if (!prepared.ok()) {
+      return Annotate(prepared.status(), fmt::format("preparing {} {}", d.implementation->name(), d.config.ToString()));
+    }
+    entry->decision.workspace_bytes = (*prepared)->workspace_bytes();
+    entry->prepared = *std::move(prepared);
+  }
   for (const TensorArg& t : entry->canonical.tensors()) entry->expected.push_back(t.desc);
   const OpDef* op = registry_.FindOp(entry->canonical.op());
   for (const TensorDesc& d : op->OutputDescs(entry->canonical)) entry->expected.push_back(d);
@@ -95,7 +104,16 @@ Status Dispatcher::Usable(const Implementation* impl, std::string_view name,
   if (!applicable.ok()) return Annotate(applicable, "not applicable");
   Status in_space = impl->Space(canonical, target_).Check(config);
   if (!in_space.ok()) return Annotate(in_space, "config outside today's space");
-  return absl::OkStatus();
+  return WithinWorkspaceLimit(impl, config, canonical);
+}
+
+Status Dispatcher::WithinWorkspaceLimit(const Implementation* impl, const Config& config,
+                                        const Workload& canonical) const {
+  if (options_.max_workspace_bytes == SIZE_MAX) return absl::OkStatus();
+  const size_t bytes = impl->WorkspaceBytes(canonical, config);
+  if (bytes <= options_.max_workspace_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(fmt::format("needs {} bytes of workspace, more than max_workspace_bytes {}",
+                                                  bytes, options_.max_workspace_bytes));
 }
 
 void Dispatcher::WarnOnce(const records::RecordEntry* entry, std::string_view message) const {
@@ -232,6 +250,7 @@ std::vector<Candidate> Dispatcher::LegalCandidates(const Workload& canonical) co
     if (options_.deterministic && !impl->traits().deterministic) continue;
     if (!impl->Applicable(canonical, target_).ok()) continue;
     for (Config& config : impl->Space(canonical, target_).Enumerate()) {
+      if (!WithinWorkspaceLimit(impl, config, canonical).ok()) continue;
       out.push_back(Candidate{std::string(impl->name()), std::move(config)});
     }
   }

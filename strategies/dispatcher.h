@@ -20,6 +20,7 @@
 // nothing.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,7 +34,7 @@
 #include "records/database.h"
 #include "strategies/decision.h"
 #include "strategies/decision_cache.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 
@@ -60,6 +61,9 @@ struct DispatchOptions {
   // on (Selector::Nearest: RMS of the feature differences in units of their spread).
   bool use_model = true;
   double model_max_distance = 1.0;
+  // No choice needs more workspace than this (records, prediction, rules and the
+  // vendor's heuristic alike): a candidate over it is not usable.
+  size_t max_workspace_bytes = SIZE_MAX;
   // Workloads (hashes) whose records are ignored, as if never tuned (study --holdout).
   std::set<uint64_t> hidden_workloads;
   // Set: decide offline over the spaces it gives (see OfflineSpace), never asking an
@@ -78,11 +82,20 @@ class Dispatcher {
 
   // The cached decision for a workload; computed (workload canonicalised) on first use.
   StatusOr<const CachedDecision*> Decide(const Workload& workload);
+  // The cached decision for a workload, or null when it has none yet (never decides).
+  const CachedDecision* Cached(const Workload& workload) const {
+    return cache_.Find(workload.FastHash(), workload);
+  }
   // Called with every decision Decide computes (not with cached ones), on the deciding
   // thread; possibly twice for one workload when two threads decide it at once. Set it
   // before the first Decide.
   using DecisionObserver = std::function<void(const CachedDecision&)>;
   void set_observer(DecisionObserver observer) { observer_ = std::move(observer); }
+  // With `prepare`, every decision Decide computes is also prepared for this target
+  // (Implementation::Prepare, the target's device current): CachedDecision::prepared is
+  // set, and a failing Prepare fails Decide (nothing is cached). The Runtime prepares;
+  // offline users (explain, study) do not. Set it before the first Decide.
+  void set_prepare(bool prepare) { prepare_ = prepare; }
   // The decision with every candidate considered; not cached.
   StatusOr<Explanation> Explain(const Workload& workload) const;
   // The strategy's choice alone, ignoring records (what an untuned run would use).
@@ -109,6 +122,8 @@ class Dispatcher {
   bool TryRecords(uint64_t workload_hash, uint64_t fingerprint, const Workload& canonical,
                   Provenance provenance, std::string_view source,
                   std::vector<Considered>* notes, Decision* out) const;
+  // OK unless `config` needs more workspace than DispatchOptions::max_workspace_bytes.
+  Status WithinWorkspaceLimit(const Implementation* impl, const Config& config, const Workload& canonical) const;
   void WarnOnce(const records::RecordEntry* entry, std::string_view message) const;
   // The selector's choice when it is confident; *model_notes gets what it said.
   bool TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
@@ -127,6 +142,7 @@ class Dispatcher {
   const Selector* selector_;
   DecisionCache cache_;
   DecisionObserver observer_;
+  bool prepare_ = false;
   mutable std::mutex warned_mu_;
   mutable std::set<const records::RecordEntry*> warned_;
 };

@@ -10,7 +10,7 @@
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 namespace {

@@ -15,7 +15,7 @@
 #include <algorithm>
 
 #include "ops/reduce/reduce_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 namespace {

@@ -20,7 +20,7 @@
 //
 // Records override all of this; the thresholds are starting points, not truths (TVM
 // #7233). With deterministic dispatch the non-deterministic implementations are skipped.
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 namespace {

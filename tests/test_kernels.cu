@@ -3,6 +3,8 @@
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/portability.h"
 
+#include <string>
+
 namespace opsched::testing {
 namespace {
 
@@ -52,6 +54,49 @@ Status LaunchTwiceOnePlus(const Stream& stream, float* data, int64_t n) {
   TwiceOnePlusKernel<<<static_cast<unsigned>(blocks), 256, 0,
                        static_cast<gpuStream_t>(stream.native())>>>(data, n);
   return gpu::LastLaunchError("TwiceOnePlusKernel");
+}
+
+#if defined(OPSCHED_HIP)
+#define OPSCHED_GRAPH(name) hip##name
+using GraphT = hipGraph_t;
+using GraphExecT = hipGraphExec_t;
+constexpr auto kCaptureGlobal = hipStreamCaptureModeGlobal;
+#else
+#define OPSCHED_GRAPH(name) cuda##name
+using GraphT = cudaGraph_t;
+using GraphExecT = cudaGraphExec_t;
+constexpr auto kCaptureGlobal = cudaStreamCaptureModeGlobal;
+#endif
+
+Status BeginCapture(const Stream& stream) {
+  if (OPSCHED_GRAPH(StreamBeginCapture)(static_cast<gpuStream_t>(stream.native()), kCaptureGlobal) != gpuSuccess) {
+    return absl::InternalError("StreamBeginCapture");
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<void*> EndCapture(const Stream& stream) {
+  GraphT graph = nullptr;
+  const gpuError_t ended = OPSCHED_GRAPH(StreamEndCapture)(static_cast<gpuStream_t>(stream.native()), &graph);
+  if (ended != gpuSuccess) {
+    return absl::InternalError(std::string("StreamEndCapture: ") + gpuGetErrorString(ended));
+  }
+  GraphExecT exec = nullptr;
+  const gpuError_t made = OPSCHED_GRAPH(GraphInstantiateWithFlags)(&exec, graph, 0);
+  OPSCHED_GRAPH(GraphDestroy)(graph);
+  if (made != gpuSuccess) return absl::InternalError(std::string("GraphInstantiate: ") + gpuGetErrorString(made));
+  return static_cast<void*>(exec);
+}
+
+Status ReplayGraph(void* graph, const Stream& stream) {
+  const gpuError_t e =
+      OPSCHED_GRAPH(GraphLaunch)(static_cast<GraphExecT>(graph), static_cast<gpuStream_t>(stream.native()));
+  if (e != gpuSuccess) return absl::InternalError(std::string("GraphLaunch: ") + gpuGetErrorString(e));
+  return absl::OkStatus();
+}
+
+void DestroyGraph(void* graph) {
+  if (graph != nullptr) (void)OPSCHED_GRAPH(GraphExecDestroy)(static_cast<GraphExecT>(graph));
 }
 
 }  // namespace opsched::testing

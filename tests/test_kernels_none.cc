@@ -11,4 +11,9 @@ Status LaunchTwiceOnePlus(const Stream&, float*, int64_t) {
   return absl::FailedPreconditionError("built without GPU support");
 }
 
+Status BeginCapture(const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }
+StatusOr<void*> EndCapture(const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }
+Status ReplayGraph(void*, const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }
+void DestroyGraph(void*) {}
+
 }  // namespace opsched::testing

@@ -1,7 +1,7 @@
 // Helpers the subcommands share (commands.h): the --wide flag, the suite check.
 #include "core/format.h"
 #include "core/table.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tools/commands.h"
 #include "tuner/suite.h"
 

@@ -2,7 +2,7 @@
 #include <optional>
 
 #include "core/format.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tools/commands.h"
 #include "core/table.h"
 

@@ -7,7 +7,7 @@
 #include "records/database.h"
 #include "selector/model_file.h"
 #include "selector/train.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tools/commands.h"
 #include "tuner/suite.h"
 

@@ -5,7 +5,7 @@
 #include "core/table.h"
 #include "records/convert.h"
 #include "records/database.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tools/commands.h"
 #include "tuner/holdout.h"
 #include "tuner/study.h"

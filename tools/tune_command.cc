@@ -7,7 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tools/commands.h"
 #include "tuner/fleet_mpi.h"
 #include "tuner/session.h"

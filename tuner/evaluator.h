@@ -10,7 +10,7 @@
 #include "core/target.h"
 #include "core/workload.h"
 #include "records/records.pb.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/measure.h"
 #include "tuner/stats.h"
 #include "tuner/trial.h"

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/session.h"
 
 namespace opsched {

@@ -14,7 +14,7 @@
 #include "core/table.h"
 #include "records/database.h"
 #include "strategies/dispatcher.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 

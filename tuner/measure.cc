@@ -62,7 +62,7 @@ DeviceClock::DeviceClock(Trial* trial, const Implementation* impl, Config config
 
 Status DeviceClock::Prepare() {
   if (prepared_) return absl::OkStatus();
-  OPSCHED_RETURN_IF_ERROR(trial_->PrepareWorkspace(*impl_, config_));
+  OPSCHED_RETURN_IF_ERROR(trial_->Prepare(*impl_, config_));
   const Device device = trial_->stream().device();
   if (device.is_gpu() && options_.flush_l2) {
     StatusOr<Target> t = QueryTarget(device);

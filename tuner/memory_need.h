@@ -8,7 +8,7 @@
 #include "core/status.h"
 #include "core/target.h"
 #include "core/workload.h"
-#include "strategies/op_def.h"
+#include "registry/op_def.h"
 
 namespace opsched {
 

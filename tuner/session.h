@@ -14,7 +14,7 @@
 #include "core/config.h"
 #include "core/table.h"
 #include "core/target.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/evaluator.h"
 #include "tuner/measure.h"
 

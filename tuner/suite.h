@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 #include "core/workload.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 

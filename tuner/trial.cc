@@ -126,8 +126,15 @@ Status Trial::Poison() {
   return stream_.Synchronize();
 }
 
-Status Trial::PrepareWorkspace(const Implementation& impl, const Config& config) {
-  const size_t bytes = impl.WorkspaceBytes(workload_, config);
+Status Trial::Prepare(const Implementation& impl, const Config& config) {
+  if (prepared_ == nullptr || prepared_impl_ != &impl || !(prepared_config_ == config)) {
+    prepared_.reset();
+    if (target_.kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::SetDevice(target_.device()));
+    OPSCHED_ASSIGN_OR_RETURN(prepared_, impl.Prepare(workload_, config, target_));
+    prepared_impl_ = &impl;
+    prepared_config_ = config;
+  }
+  const size_t bytes = prepared_->workspace_bytes();
   if (bytes > workspace_.size()) {
     workspace_.Reset();
     OPSCHED_ASSIGN_OR_RETURN(workspace_, Buffer::Allocate(target_.device(), bytes));
@@ -136,9 +143,9 @@ Status Trial::PrepareWorkspace(const Implementation& impl, const Config& config)
 }
 
 Status Trial::Launch(const Implementation& impl, const Config& config) {
-  OPSCHED_RETURN_IF_ERROR(PrepareWorkspace(impl, config));
+  OPSCHED_RETURN_IF_ERROR(Prepare(impl, config));
   if (target_.kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(gpu::SetDevice(target_.device()));
-  return impl.Run(RunArgs{workload_, tensors_, config, workspace_.data(), workspace_.size(),
+  return prepared_->Run(PreparedArgs{tensors_, workspace_.data(), workspace_.size(),
                           stream_, impl.ReportsDeviceErrors() ? slot_ : ErrorSlot{}});
 }
 

@@ -3,7 +3,7 @@
 // fresh inputs, poisons the outputs before every run, reads device-reported data errors
 // back, and checks results against the op's float64 reference — either on the host
 // (OpDef::Generate, Reference and Check; inputs uploaded, outputs downloaded) or, on a
-// GPU, entirely on the device (strategies/device_verification.h: inputs generated
+// GPU, entirely on the device (registry/device_verification.h: inputs generated
 // there, the reference computed once there, outputs compared there, inputs
 // fingerprinted), so that nothing of workload size crosses PCIe.
 #pragma once
@@ -17,7 +17,7 @@
 #include "core/host_tensor.h"
 #include "core/stream.h"
 #include "core/target.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched {
 
@@ -66,8 +66,10 @@ class Trial {
   // Queues one run on the stream without waiting (the measurer's timed loop). The
   // error slot is reused; Run() reads it.
   Status Launch(const Implementation& impl, const Config& config);
-  // Grows the workspace to what `impl` needs with `config`.
-  Status PrepareWorkspace(const Implementation& impl, const Config& config);
+  // Prepares `impl` with `config` for this workload (Implementation::Prepare, kept until
+  // another implementation or config is prepared) and grows the workspace to what it
+  // needs: the tuner measures exactly what the Runtime serves.
+  Status Prepare(const Implementation& impl, const Config& config);
 
   // The float64 reference of the current inputs (computed once per Upload): on the
   // device path, the device reference downloaded.
@@ -107,6 +109,9 @@ class Trial {
   std::vector<Buffer> output_buffers_;
   std::vector<Tensor> tensors_;
   Buffer workspace_;
+  const Implementation* prepared_impl_ = nullptr;
+  Config prepared_config_;
+  std::unique_ptr<Prepared> prepared_;
   std::unique_ptr<ErrorSlotPool> slots_;
   ErrorSlot slot_;
   std::vector<std::vector<double>> reference_;

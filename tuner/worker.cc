@@ -15,7 +15,7 @@
 #include "core/format.h"
 #include "core/log.h"
 #include "records/convert.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 extern char** environ;
 

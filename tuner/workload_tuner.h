@@ -11,7 +11,7 @@
 
 #include "core/target.h"
 #include "records/database.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/evaluator.h"
 #include "tuner/progress.h"
 #include "tuner/record_sink.h"

@@ -11,7 +11,7 @@
 #include "bench/lib/bench_report.pb.h"
 #include "core/table.h"
 #include "core/target.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/measure.h"
 
 namespace opsched::bench {

@@ -136,6 +136,19 @@ Status SetDevice(const Device& device) {
   return absl::OkStatus();
 }
 
+Status DeviceScope::Enter(const Device& device) {
+  int current = -1;
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuGetDevice(&current), "current device");
+  if (current == device.index) return absl::OkStatus();
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuSetDevice(device.index), device.ToString());
+  previous_ = current;
+  return absl::OkStatus();
+}
+
+DeviceScope::~DeviceScope() {
+  if (previous_ >= 0) (void)gpuSetDevice(previous_);
+}
+
 StatusOr<void*> Malloc(const Device& device, size_t bytes) {
   OPSCHED_RETURN_IF_ERROR(SetDevice(device));
   void* ptr = nullptr;
@@ -143,6 +156,29 @@ StatusOr<void*> Malloc(const Device& device, size_t bytes) {
   OPSCHED_GPU_RETURN_IF_ERROR(gpuMalloc(&ptr, bytes),
                               fmt::format("{} bytes on {}", bytes, device.ToString()));
   return ptr;
+}
+
+namespace {
+
+// The calling thread's capture mode relaxed for its scope: an allocation made while a
+// stream is captured is then not an error that invalidates the capture.
+class RelaxedCapture {
+ public:
+  RelaxedCapture() { ok_ = gpuThreadExchangeStreamCaptureMode(&mode_) == gpuSuccess; }
+  ~RelaxedCapture() {
+    if (ok_) (void)gpuThreadExchangeStreamCaptureMode(&mode_);
+  }
+
+ private:
+  gpuStreamCaptureMode mode_ = gpuStreamCaptureModeRelaxed;
+  bool ok_ = false;
+};
+
+}  // namespace
+
+StatusOr<void*> MallocOutsideCapture(const Device& device, size_t bytes) {
+  RelaxedCapture relaxed;
+  return Malloc(device, bytes);
 }
 
 Status Free(const Device& device, void* ptr) {
@@ -169,6 +205,8 @@ Status MemsetAsync(void* dst, int value, size_t bytes, void* stream) {
 }
 
 StatusOr<void*> HostAllocMapped(size_t bytes, void** device_ptr) {
+  // Error slots may run out while a stream is captured: the pool grows then.
+  RelaxedCapture relaxed;
   void* host = nullptr;
   OPSCHED_GPU_RETURN_IF_ERROR(gpuHostAlloc(&host, bytes, gpuHostAllocMapped),
                               fmt::format("{} bytes", bytes));
@@ -201,6 +239,12 @@ Status StreamDestroy(void* stream) {
 Status StreamSynchronize(void* stream) {
   OPSCHED_GPU_RETURN_IF_ERROR(gpuStreamSynchronize(static_cast<gpuStream_t>(stream)), "");
   return absl::OkStatus();
+}
+
+StatusOr<bool> StreamCapturing(void* stream) {
+  gpuStreamCaptureStatus status = gpuStreamCaptureStatusNone;
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuStreamIsCapturing(static_cast<gpuStream_t>(stream), &status), "capture status");
+  return status != gpuStreamCaptureStatusNone;
 }
 
 Status StreamWaitEvent(void* stream, void* event) {

@@ -25,15 +25,33 @@ StatusOr<Target> QueryDeviceTarget(const Device& device);
 // Multiprocessors of a device (cached after the first query; 1 when unknown).
 int MultiprocessorCount(const Device& device);
 Status SetDevice(const Device& device);
+// Makes a device current for its scope and gives the calling thread its own current
+// device back when it ends (a library call must not change the caller's device).
+class DeviceScope {
+ public:
+  DeviceScope() = default;
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  ~DeviceScope();
+  Status Enter(const Device& device);
+
+ private:
+  int previous_ = -1;  // the caller's device, when Enter changed it
+};
 
 StatusOr<void*> Malloc(const Device& device, size_t bytes);
+// Malloc that is legal while a stream of this thread is being captured (the capture mode
+// relaxed around it, as PyTorch's allocator does): the memory is the caller's, not the
+// graph's, and must outlive every graph that uses it.
+StatusOr<void*> MallocOutsideCapture(const Device& device, size_t bytes);
 Status Free(const Device& device, void* ptr);
 // Copies between any two of host and device memory, ordered on `stream`.
 Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
 Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
 
 // Page-locked host memory the device can also address (zero-copy): returns the host
-// pointer and sets *device_ptr to the device's address of the same bytes.
+// pointer and sets *device_ptr to the device's address of the same bytes. Legal while a
+// stream is captured (like MallocOutsideCapture).
 StatusOr<void*> HostAllocMapped(size_t bytes, void** device_ptr);
 Status FreeHost(void* host_ptr);
 
@@ -41,6 +59,8 @@ StatusOr<void*> StreamCreate(const Device& device);
 Status StreamDestroy(void* stream);
 Status StreamSynchronize(void* stream);
 Status StreamWaitEvent(void* stream, void* event);
+// True while `stream` is being captured into a CUDA graph (work is recorded, not run).
+StatusOr<bool> StreamCapturing(void* stream);
 
 StatusOr<void*> EventCreate(const Device& device);
 Status EventDestroy(void* event);

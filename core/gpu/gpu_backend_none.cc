@@ -18,7 +18,10 @@ std::string NoDeviceReason() { return "opsched was built without GPU support"; }
 StatusOr<Target> QueryDeviceTarget(const Device&) { return NoGpu(); }
 int MultiprocessorCount(const Device&) { return 1; }
 Status SetDevice(const Device&) { return NoGpu(); }
+Status DeviceScope::Enter(const Device&) { return NoGpu(); }
+DeviceScope::~DeviceScope() = default;
 StatusOr<void*> Malloc(const Device&, size_t) { return NoGpu(); }
+StatusOr<void*> MallocOutsideCapture(const Device&, size_t) { return NoGpu(); }
 Status Free(const Device&, void*) { return NoGpu(); }
 Status MemcpyAsync(void*, const void*, size_t, void*) { return NoGpu(); }
 Status MemsetAsync(void*, int, size_t, void*) { return NoGpu(); }
@@ -28,6 +31,7 @@ StatusOr<void*> StreamCreate(const Device&) { return NoGpu(); }
 Status StreamDestroy(void*) { return NoGpu(); }
 Status StreamSynchronize(void*) { return NoGpu(); }
 Status StreamWaitEvent(void*, void*) { return NoGpu(); }
+StatusOr<bool> StreamCapturing(void*) { return NoGpu(); }
 StatusOr<void*> EventCreate(const Device&) { return NoGpu(); }
 Status EventDestroy(void*) { return NoGpu(); }
 Status EventRecord(void*, void*) { return NoGpu(); }

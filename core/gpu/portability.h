@@ -33,6 +33,12 @@ using gpuDeviceProp = hipDeviceProp_t;
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuStreamWaitEvent hipStreamWaitEvent
+#define gpuStreamIsCapturing hipStreamIsCapturing
+#define gpuStreamCaptureStatus hipStreamCaptureStatus
+#define gpuStreamCaptureStatusNone hipStreamCaptureStatusNone
+#define gpuThreadExchangeStreamCaptureMode hipThreadExchangeStreamCaptureMode
+#define gpuStreamCaptureMode hipStreamCaptureMode
+#define gpuStreamCaptureModeRelaxed hipStreamCaptureModeRelaxed
 #define gpuEventCreate hipEventCreate
 #define gpuEventDestroy hipEventDestroy
 #define gpuEventRecord hipEventRecord
@@ -79,6 +85,12 @@ using gpuDeviceProp = cudaDeviceProp;
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuStreamWaitEvent cudaStreamWaitEvent
+#define gpuStreamIsCapturing cudaStreamIsCapturing
+#define gpuStreamCaptureStatus cudaStreamCaptureStatus
+#define gpuStreamCaptureStatusNone cudaStreamCaptureStatusNone
+#define gpuThreadExchangeStreamCaptureMode cudaThreadExchangeStreamCaptureMode
+#define gpuStreamCaptureMode cudaStreamCaptureMode
+#define gpuStreamCaptureModeRelaxed cudaStreamCaptureModeRelaxed
 #define gpuEventCreate cudaEventCreate
 #define gpuEventDestroy cudaEventDestroy
 #define gpuEventRecord cudaEventRecord

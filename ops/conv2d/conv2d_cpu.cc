@@ -4,7 +4,7 @@
 
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {

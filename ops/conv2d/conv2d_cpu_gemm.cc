@@ -10,7 +10,7 @@
 #include "core/format.h"
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {

@@ -12,6 +12,7 @@
 
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {
@@ -33,7 +34,7 @@ constexpr int64_t kMaxWorkspace = int64_t(1) << 30;  // the images knob keeps wo
 constexpr int64_t kMaxDirectTaps = 512;               // C/G*R*S of the direct kernel's layers
 constexpr size_t kAlign = 256;                        // workspace regions start aligned
 
-gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 int Int(const Config& c, const char* name, int64_t fallback) { return static_cast<int>(c.GetInt(name, fallback)); }
 size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 size_t Floats(int64_t count) { return AlignUp(size_t(count) * sizeof(float)); }
@@ -267,11 +268,20 @@ Matrix InputColumns(const Problem& p) {
 
 // ---- Base ------------------------------------------------------------------------------------
 
+// What the own GPU convolutions share: Prepare parses the workload's problem once; each
+// call binds the tensors and runs RunBound.
 class Conv2dGpu : public Implementation {
  public:
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    return MakePrepared(WorkspaceBytes(w, config), [this, p = MakeProblem(w), config](const PreparedArgs& a) {
+      return RunBound(WithTensors(p, a.tensors), config, a);
+    });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  protected:
+  virtual Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const = 0;
   Status Launched(gpuError_t err, std::string_view what) const {
     return gpu::ToStatus(err, what, name());
   }
@@ -309,9 +319,8 @@ class Conv2dCudaDirect : public Conv2dGpu {
         .Constrain("channels_per_thread * C/G*R*S floats fit in 48 KB of shared memory, grid fits",
                    [p](const Config& c) { return k::DirectFits(p, ConfigOf(c)); });
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchDirect(MakeProblem(a.workload, a.tensors), ConfigOf(a.config), StreamOf(a)),
-                    "direct conv2d");
+  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
+    return Launched(k::LaunchDirect(p, ConfigOf(config), StreamOf(a)), "direct conv2d");
   }
 
  private:
@@ -355,10 +364,8 @@ class Conv2dCudaImplicitGemm : public Conv2dGpu {
           return p.groups * ((p.filters_per_group() + t.bn - 1) / t.bn) <= 65535;
         });
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(
-        k::LaunchImplicitGemm(MakeProblem(a.workload, a.tensors), ConfigOf(a.config), StreamOf(a)),
-        "implicit GEMM conv2d");
+  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
+    return Launched(k::LaunchImplicitGemm(p, ConfigOf(config), StreamOf(a)), "implicit GEMM conv2d");
   }
 
  private:
@@ -403,10 +410,9 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
     const Problem p = MakeProblem(w);
     return Bytes(p, c.GetInt("images", 1));
   }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
+  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
     const gpuStream_t stream = StreamOf(a);
-    const int64_t images = std::clamp<int64_t>(a.config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
+    const int64_t images = std::clamp<int64_t>(config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
     if (a.workspace_bytes < Bytes(p, images)) {
       return absl::InternalError(fmt::format("{}: workspace of {} bytes, needs {}", name(), a.workspace_bytes,
                                              Bytes(p, images)));
@@ -470,10 +476,9 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
     return RegionsOf(MakeProblem(w), c.GetInt("images", 1), c.GetInt("streams", 1)).total;
   }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    const int64_t images = std::clamp<int64_t>(a.config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
-    const int streams = a.config.GetInt("streams", 1) == 2 ? 2 : 1;
+  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
+    const int64_t images = std::clamp<int64_t>(config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
+    const int streams = config.GetInt("streams", 1) == 2 ? 2 : 1;
     const Regions r = RegionsOf(p, images, streams);
     if (a.workspace_bytes < r.total) {
       return absl::InternalError(

@@ -1,4 +1,4 @@
-// The conv2d family's float64 reference on the GPU (strategies/device_verification.h):
+// The conv2d family's float64 reference on the GPU (registry/device_verification.h):
 // one thread per output element of y (forward, bias + activation), dx or dw (backward),
 // each summing its products in double in the order of the CPU reference
 // (conv2d_cpu_kernels.h) and, beside it, the sum of their magnitudes that bounds the

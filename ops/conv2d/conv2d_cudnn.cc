@@ -8,6 +8,7 @@
 //                                 cudnnAddTensor (bias), then cudnnActivationForward in
 //                                 place; every activation.
 // Every forward algorithm of cuDNN is deterministic.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -69,7 +70,7 @@ Status CheckForward(const Workload& w, const Target& target, AlgoFilter keep) {
   return absl::OkStatus();
 }
 
-// The workspace of the config's algorithm; 0 when unknown (Run reports the error).
+// The workspace of the config's algorithm; 0 when unknown (Prepare reports the error).
 size_t ForwardWorkspace(const Workload& w, const Config& config) {
   StatusOr<std::string_view> name = config.GetString("algo");
   if (!name.ok()) return 0;
@@ -79,35 +80,95 @@ size_t ForwardWorkspace(const Workload& w, const Config& config) {
   return (*query)->Workspace(*algo).value_or(0);
 }
 
-// The config's algorithm, once it is known to be supported and the workspace given is
-// large enough for it.
-StatusOr<cudnnConvolutionFwdAlgo_t> CheckedForwardAlgo(const RunArgs& a) {
-  OPSCHED_ASSIGN_OR_RETURN(std::string_view name, a.config.GetString("algo"));
+cudaStream_t NativeStream(const PreparedArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
+
+// The cuDNN calls of one forward implementation, given the bound problem.
+using ForwardCall = Status (*)(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                               cudnnConvolutionFwdAlgo_t algo, const PreparedArgs& a);
+
+// A forward implementation prepared for one workload and algorithm: the problem, its
+// descriptors and the algorithm's workspace are made once; Run binds the tensors and
+// calls cuDNN.
+class PreparedForward final : public Prepared {
+ public:
+  PreparedForward(const Problem& p, cudnnConvolutionFwdAlgo_t algo, size_t workspace_bytes, ForwardCall call)
+      : Prepared(workspace_bytes), p_(p), algo_(algo), call_(call) {}
+  Status Init() { return d_.Init(p_); }
+
+  Status Run(const PreparedArgs& a) const override {
+    if (workspace_bytes() > a.workspace_bytes) {
+      return absl::InternalError(fmt::format("cuDNN forward algorithm {} needs {} bytes of workspace, {} given",
+                                             AlgoName(algo_), workspace_bytes(), a.workspace_bytes));
+    }
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+    return call_(handle, d_, WithTensors(p_, a.tensors), algo_, a);
+  }
+
+ private:
+  const Problem p_;
+  CudnnDescriptors d_;
+  const cudnnConvolutionFwdAlgo_t algo_;
+  const ForwardCall call_;
+};
+
+// The config's algorithm, once it is known to be supported (and accepted by `keep`),
+// with its descriptors.
+StatusOr<std::unique_ptr<Prepared>> PrepareForward(const Workload& w, const Config& config, AlgoFilter keep,
+                                                   ForwardCall call) {
+  OPSCHED_ASSIGN_OR_RETURN(std::string_view name, config.GetString("algo"));
   OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, ParseForwardAlgo(name));
-  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(a.workload));
+  OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
   const std::optional<size_t> needed = query->Workspace(algo);
   if (!needed.has_value()) {
     return absl::UnimplementedError(fmt::format("cuDNN does not support forward algorithm {} for this shape", name));
   }
-  if (*needed > a.workspace_bytes) {
-    return absl::InternalError(
-        fmt::format("cuDNN forward algorithm {} needs {} bytes of workspace, {} given", name, *needed, a.workspace_bytes));
+  const Problem p = MakeProblem(w);
+  if (!keep(p, algo)) {
+    return absl::UnimplementedError(
+        fmt::format("the fused cuDNN call runs identity only with {}", AlgoName(kIdentityFusedAlgo)));
   }
-  return algo;
+  auto prepared = std::make_unique<PreparedForward>(p, algo, *needed, call);
+  OPSCHED_RETURN_IF_ERROR(prepared->Init());
+  return prepared;
 }
-
-cudaStream_t NativeStream(const RunArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
 
 // y = conv(x, w), overwriting y.
 Status ConvolutionForward(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
-                          cudnnConvolutionFwdAlgo_t algo, const RunArgs& a) {
+                          cudnnConvolutionFwdAlgo_t algo, const PreparedArgs& a) {
   OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(handle, &kOne, d.x(), p.x, d.w(), p.wt, d.conv(), algo,
                                                         a.workspace, a.workspace_bytes, &kZero, d.y(), p.y));
   return absl::OkStatus();
 }
 
-// What the three implementations share: device, traits, the `algo` knob and its
-// workspace.
+// y = act(conv(x, w) + b) in one cuDNN call. The call computes
+// act(alpha1 * conv + alpha2 * z + bias); alpha2 = 0 with z = y leaves z out (checked
+// with cuDNN 9.19 on an H100: a NaN-filled y, as the tuner poisons outputs, does not
+// leak into the result).
+Status FusedForward(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                    cudnnConvolutionFwdAlgo_t algo, const PreparedArgs& a) {
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBiasActivationForward(
+      handle, &kOne, d.x(), p.x, d.w(), p.wt, d.conv(), algo, a.workspace, a.workspace_bytes, &kZero, d.y(), p.y,
+      d.bias(), p.b, d.act(), d.y(), p.y));
+  return absl::OkStatus();
+}
+
+// y = act(conv(x, w) + b) in three cuDNN calls on one stream.
+Status UnfusedForward(cudnnHandle_t handle, const CudnnDescriptors& d, const Problem& p,
+                      cudnnConvolutionFwdAlgo_t algo, const PreparedArgs& a) {
+  OPSCHED_RETURN_IF_ERROR(ConvolutionForward(handle, d, p, algo, a));
+  // y = 1 * b (broadcast over n, p, q) + 1 * y.
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnAddTensor(handle, &kOne, d.bias(), p.b, &kOne, d.y(), p.y));
+  // cudnnActivationForward rejects identity (it exists for the fused call only), and
+  // identity has nothing left to do.
+  if (p.act == Activation::kIdentity) return absl::OkStatus();
+  // In place: cuDNN documents x == y with equal descriptors as supported.
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, d.act(), &kOne, d.y(), p.y, &kZero, d.y(), p.y));
+  return absl::OkStatus();
+}
+
+// What the three implementations share: device, traits, the `algo` knob over the
+// algorithms `keep` accepts, its workspace, and Prepare/Run through `call`.
+template <AlgoFilter kKeep, ForwardCall kCall>
 class ForwardCudnnBase : public Implementation {
  public:
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
@@ -115,6 +176,13 @@ class ForwardCudnnBase : public Implementation {
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
     return ForwardWorkspace(w, config);
   }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    return ConfigSpace().Add("algo", ForwardAlgoValues(w, kKeep));
+  }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    return PrepareForward(w, config, kKeep, kCall);
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 // cuDNN's heuristic forward algorithm as a config of an `algo` implementation.
@@ -124,7 +192,7 @@ StatusOr<Config> HeuristicForward(const Workload& w) {
   return Config().Set("algo", std::string(AlgoName(*query->heuristic_forward)));
 }
 
-class Conv2dCudnn : public ForwardCudnnBase {
+class Conv2dCudnn : public ForwardCudnnBase<AnyAlgo, ConvolutionForward> {
  public:
   std::string_view op() const override { return "conv2d"; }
   std::string_view name() const override { return "conv2d_cudnn"; }
@@ -132,24 +200,9 @@ class Conv2dCudnn : public ForwardCudnnBase {
     return CheckForward(w, target, AnyAlgo);
   }
   StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
-  }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    CudnnDescriptors d;
-    OPSCHED_RETURN_IF_ERROR(d.Init(p));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-    return ConvolutionForward(handle, d, p, algo, a);
-  }
 };
 
-// y = act(conv(x, w) + b) in one cuDNN call. The call computes
-// act(alpha1 * conv + alpha2 * z + bias); alpha2 = 0 with z = y leaves z out (checked
-// with cuDNN 9.19 on an H100: a NaN-filled y, as the tuner poisons outputs, does not
-// leak into the result).
-class Conv2dBiasActCudnn : public ForwardCudnnBase {
+class Conv2dBiasActCudnn : public ForwardCudnnBase<FusedAlgo, FusedForward> {
  public:
   std::string_view op() const override { return "conv2d_bias_act"; }
   std::string_view name() const override { return "conv2d_bias_act_cudnn"; }
@@ -163,29 +216,11 @@ class Conv2dBiasActCudnn : public ForwardCudnnBase {
     if (p.k > 1 && p.b_stride != 1) return absl::InvalidArgumentError("the fused cuDNN call needs a contiguous b");
     return CheckForward(w, target, FusedAlgo);
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace().Add("algo", ForwardAlgoValues(w, FusedAlgo));
-  }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    CudnnDescriptors d;
-    OPSCHED_RETURN_IF_ERROR(d.Init(p));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
-    if (!FusedAlgo(p, algo)) {
-      return absl::UnimplementedError(
-          fmt::format("the fused cuDNN call runs identity only with {}", AlgoName(kIdentityFusedAlgo)));
-    }
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBiasActivationForward(
-        handle, &kOne, d.x(), p.x, d.w(), p.wt, d.conv(), algo, a.workspace, a.workspace_bytes, &kZero, d.y(), p.y,
-        d.bias(), p.b, d.act(), d.y(), p.y));
-    return absl::OkStatus();
-  }
 };
 
-// y = act(conv(x, w) + b) in three cuDNN calls on one stream: serves the activations and
-// algorithms the fused call refuses, at the cost of two more passes over y.
-class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase {
+// Serves the activations and algorithms the fused call refuses, at the cost of two more
+// passes over y.
+class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase<AnyAlgo, UnfusedForward> {
  public:
   std::string_view op() const override { return "conv2d_bias_act"; }
   std::string_view name() const override { return "conv2d_bias_act_cudnn_unfused"; }
@@ -194,25 +229,6 @@ class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase {
   }
   // A framework without fusion: cuDNN's heuristic convolution, then bias, then activation.
   StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace().Add("algo", ForwardAlgoValues(w, AnyAlgo));
-  }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    CudnnDescriptors d;
-    OPSCHED_RETURN_IF_ERROR(d.Init(p));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, CheckedForwardAlgo(a));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-    OPSCHED_RETURN_IF_ERROR(ConvolutionForward(handle, d, p, algo, a));
-    // y = 1 * b (broadcast over n, p, q) + 1 * y.
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnAddTensor(handle, &kOne, d.bias(), p.b, &kOne, d.y(), p.y));
-    // cudnnActivationForward rejects identity (it exists for the fused call only), and
-    // identity has nothing left to do.
-    if (p.act == Activation::kIdentity) return absl::OkStatus();
-    // In place: cuDNN documents x == y with equal descriptors as supported.
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnActivationForward(handle, d.act(), &kOne, d.y(), p.y, &kZero, d.y(), p.y));
-    return absl::OkStatus();
-  }
 };
 
 OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnn);

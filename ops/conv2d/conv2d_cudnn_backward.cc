@@ -12,6 +12,7 @@
 // those cuDNN documents as non-deterministic (BWD_DATA_ALGO_0, BWD_FILTER_ALGO_0 and
 // ALGO_3, which accumulate with atomics).
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -101,7 +102,8 @@ Status BackwardFilter(cudnnHandle_t handle, const CudnnDescriptors& d, const Pro
 }
 
 // streams=1: data then filter gradient on the caller's stream, one workspace in turn.
-Status RunSingleStream(const RunArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
+Status RunSingleStream(const PreparedArgs& a, const CudnnDescriptors& d, const Problem& p,
+                       const BackwardPlan& plan) {
   OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(static_cast<cudaStream_t>(a.stream.native())));
   OPSCHED_RETURN_IF_ERROR(BackwardData(handle, d, p, plan.data_algo, a.workspace, plan.data_bytes));
   return BackwardFilter(handle, d, p, plan.filter_algo, a.workspace, plan.filter_bytes);
@@ -110,7 +112,7 @@ Status RunSingleStream(const RunArgs& a, const CudnnDescriptors& d, const Proble
 // streams=2: the caller's stream forks to the aux stream (filter gradient) and joins it
 // again, so later work on the caller's stream sees dw and the workspace is free to
 // reuse once the caller's stream passes this point. No host synchronisation.
-Status RunDualStream(const RunArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
+Status RunDualStream(const PreparedArgs& a, const CudnnDescriptors& d, const Problem& p, const BackwardPlan& plan) {
   const auto main = static_cast<cudaStream_t>(a.stream.native());
   OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));
   char* const workspace = static_cast<char*>(a.workspace);
@@ -122,6 +124,35 @@ Status RunDualStream(const RunArgs& a, const CudnnDescriptors& d, const Problem&
         return BackwardFilter(aux_handle, d, p, plan.filter_algo, filter_workspace, plan.filter_bytes);
       },
       [&] { return BackwardData(main_handle, d, p, plan.data_algo, workspace, plan.data_bytes); });
+}
+
+// The backward prepared for one workload and config: problem, descriptors and plan made
+// once; Run binds the tensors.
+class PreparedBackward final : public Prepared {
+ public:
+  PreparedBackward(const Problem& p, const BackwardPlan& plan) : Prepared(plan.workspace_bytes()), p_(p), plan_(plan) {}
+  Status Init() { return d_.Init(p_); }
+
+  Status Run(const PreparedArgs& a) const override {
+    if (workspace_bytes() > a.workspace_bytes) {
+      return absl::InternalError(fmt::format("conv2d_backward_cudnn needs {} bytes of workspace, {} given",
+                                             workspace_bytes(), a.workspace_bytes));
+    }
+    const Problem p = WithTensors(p_, a.tensors);
+    return plan_.streams == 2 ? RunDualStream(a, d_, p, plan_) : RunSingleStream(a, d_, p, plan_);
+  }
+
+ private:
+  const Problem p_;
+  const BackwardPlan plan_;
+  CudnnDescriptors d_;
+};
+
+StatusOr<std::unique_ptr<Prepared>> PrepareBackward(const Workload& w, const Config& config, bool deterministic_only) {
+  OPSCHED_ASSIGN_OR_RETURN(const BackwardPlan plan, PlanFor(w, config, deterministic_only));
+  auto prepared = std::make_unique<PreparedBackward>(MakeProblem(w), plan);
+  OPSCHED_RETURN_IF_ERROR(prepared->Init());
+  return prepared;
 }
 
 template <bool kDeterministicOnly>
@@ -181,17 +212,10 @@ class Conv2dBackwardCudnn : public Implementation {
     return plan.ok() ? plan->workspace_bytes() : 0;  // Run reports the error
   }
 
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    CudnnDescriptors d;
-    OPSCHED_RETURN_IF_ERROR(d.Init(p));
-    OPSCHED_ASSIGN_OR_RETURN(const BackwardPlan plan, PlanFor(a.workload, a.config, kDeterministicOnly));
-    if (plan.workspace_bytes() > a.workspace_bytes) {
-      return absl::InternalError(fmt::format("conv2d_backward_cudnn needs {} bytes of workspace, {} given",
-                                             plan.workspace_bytes(), a.workspace_bytes));
-    }
-    return plan.streams == 2 ? RunDualStream(a, d, p, plan) : RunSingleStream(a, d, p, plan);
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    return PrepareBackward(w, config, kDeterministicOnly);
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 using Conv2dBackwardCudnnAny = Conv2dBackwardCudnn<false>;

@@ -23,7 +23,7 @@
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_query_cache.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 // cuDNN 9.19 marks CUDNN_ATTR_OPERATIONGRAPH_HANDLE and CUDNN_ATTR_EXECUTION_PLAN_HANDLE
 // deprecated (a warning only under CUDNN_WARN_DEPRECATED) but still takes them; they bind

@@ -21,13 +21,13 @@
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_cudnn_graph.h"
 #include "ops/conv2d/conv2d_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 
 namespace {
 
-cudaStream_t NativeStream(const RunArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
+cudaStream_t NativeStream(const PreparedArgs& a) { return static_cast<cudaStream_t>(a.stream.native()); }
 
 // ---------------------------------------------------------------------------------------
 // The implementations.
@@ -89,15 +89,18 @@ class Conv2dCudnnGraph : public Implementation {
     return (*query)->Workspace(GraphOp::kForward, *engine).value_or(0);
   }
 
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    OPSCHED_ASSIGN_OR_RETURN(const int64_t engine, a.config.GetInt("engine"));
-    // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
-    if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return absl::OkStatus();
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-    return ExecuteGraphOp(handle, GraphOp::kForward, p, a.workload.hash(), engine, a.workspace, a.workspace_bytes,
-                          name());
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const int64_t engine, config.GetInt("engine"));
+    return MakePrepared(WorkspaceBytes(w, config),
+                        [this, p = MakeProblem(w), hash = w.hash(), engine](const PreparedArgs& a) -> Status {
+                          // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
+                          if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return absl::OkStatus();
+                          OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+                          return ExecuteGraphOp(handle, GraphOp::kForward, WithTensors(p, a.tensors), hash, engine,
+                                                a.workspace, a.workspace_bytes, name());
+                        });
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 // The backward knobs.
@@ -184,22 +187,31 @@ class Conv2dBackwardCudnnGraph : public Implementation {
     return workspace.ok() ? workspace->total() : 0;
   }
 
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, ParseBackwardKnobs(a.config));
-    if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return ZeroGradients(p, NativeStream(a));
-    const uint64_t hash = a.workload.hash();
-    OPSCHED_ASSIGN_OR_RETURN(const BackwardWorkspace workspace, WorkspaceFor(a.workload, hash, knobs));
-    if (workspace.total() > a.workspace_bytes) {
-      return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name(), workspace.total(),
-                                             a.workspace_bytes));
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, ParseBackwardKnobs(config));
+    const Problem p = MakeProblem(w);
+    const uint64_t hash = w.hash();
+    BackwardWorkspace workspace;
+    const bool empty = p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0;
+    if (!empty) {
+      OPSCHED_ASSIGN_OR_RETURN(workspace, WorkspaceFor(w, hash, knobs));
     }
-    return knobs.streams == 2 ? RunDualStream(a, p, hash, knobs, workspace) : RunSingleStream(a, p, hash, knobs);
+    return MakePrepared(workspace.total(), [this, p, hash, knobs, workspace, empty](const PreparedArgs& a) -> Status {
+      const Problem bound = WithTensors(p, a.tensors);
+      if (empty) return ZeroGradients(bound, NativeStream(a));
+      if (workspace.total() > a.workspace_bytes) {
+        return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name(), workspace.total(),
+                                               a.workspace_bytes));
+      }
+      return knobs.streams == 2 ? RunDualStream(a, bound, hash, knobs, workspace)
+                                : RunSingleStream(a, bound, hash, knobs);
+    });
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
   // Data then filter gradient on the caller's stream, each free to use all the workspace.
-  Status RunSingleStream(const RunArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs) const {
+  Status RunSingleStream(const PreparedArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs) const {
     OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
     OPSCHED_RETURN_IF_ERROR(ExecuteGraphOp(handle, GraphOp::kBackwardData, p, hash, knobs.data_engine, a.workspace,
                                            a.workspace_bytes, name()));
@@ -210,7 +222,7 @@ class Conv2dBackwardCudnnGraph : public Implementation {
   // The caller's stream forks to the aux stream (filter gradient) and joins it again, so
   // later work on the caller's stream sees dw and the workspace is free to reuse once
   // the caller's stream passes this point. No host synchronisation.
-  Status RunDualStream(const RunArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs,
+  Status RunDualStream(const PreparedArgs& a, const Problem& p, uint64_t hash, const BackwardKnobs& knobs,
                        const BackwardWorkspace& workspace) const {
     const cudaStream_t main = NativeStream(a);
     OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t main_handle, cudnn::Handle(main));

@@ -8,7 +8,7 @@
 
 #include "core/format.h"
 #include "ops/conv2d/conv2d_reference.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {
@@ -397,8 +397,9 @@ Problem MakeProblem(const Workload& wl) {
   return p;
 }
 
-Problem MakeProblem(const Workload& wl, absl::Span<const Tensor> t) {
-  Problem p = MakeProblem(wl);
+Problem MakeProblem(const Workload& wl, absl::Span<const Tensor> t) { return WithTensors(MakeProblem(wl), t); }
+
+Problem WithTensors(Problem p, absl::Span<const Tensor> t) {
   p.x = t[0].data;
   p.wt = t[1].data;
   switch (p.kind) {

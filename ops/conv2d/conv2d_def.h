@@ -32,5 +32,8 @@ void LogicalStrides(Layout layout, absl::Span<const int64_t> strides, int64_t ou
 Problem MakeProblem(const Workload& canonical);
 // The problem with its pointers taken from Run's tensors (in the orders above).
 Problem MakeProblem(const Workload& canonical, absl::Span<const Tensor> tensors);
+// `p` (made by MakeProblem(canonical)) with its pointers taken from `tensors`: what a
+// prepared implementation does per call instead of parsing the workload again.
+Problem WithTensors(Problem p, absl::Span<const Tensor> tensors);
 
 }  // namespace opsched::conv2d

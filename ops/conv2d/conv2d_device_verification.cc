@@ -1,4 +1,4 @@
-// The conv2d family's device-side verification (strategies/device_verification.h), for
+// The conv2d family's device-side verification (registry/device_verification.h), for
 // conv2d, conv2d_bias_act and conv2d_backward: inputs generated on the GPU like the
 // OpDef's Generate (uniform values, filters scaled by 1/sqrt(fan-in), bias by 1/2), the
 // float64 reference and magnitudes there (conv2d_cuda_reference.cu), and each output
@@ -13,7 +13,7 @@
 #include "ops/conv2d/conv2d_cuda_reference.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {

@@ -9,7 +9,7 @@
 #include "ops/pointwise/pointwise_cpu_loops.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::pointwise {
 

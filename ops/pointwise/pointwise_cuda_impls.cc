@@ -13,7 +13,7 @@
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "ops/pointwise/pointwise_math.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::pointwise {
 namespace {

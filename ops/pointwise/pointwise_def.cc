@@ -10,7 +10,7 @@
 #include "core/format.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_reference.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::pointwise {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "ops/reduce/reduce_cpu_kernels.h"
 #include "ops/reduce/reduce_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::reduce {
 namespace {

@@ -1,24 +1,27 @@
 // The GPU reduce implementations: own row and column kernels (CUDA and HIP), and the CUB
 // externs; applicability, config spaces and launches.
+#include <functional>
+#include <memory>
+
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "ops/reduce/reduce_cuda.h"
 #include "ops/reduce/reduce_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::reduce {
 namespace {
 
 namespace k = gpu_kernels;
 
-Problem ProblemFor(const RunArgs& a) {
-  Problem p = MakeProblem(a.workload);
+// The prepared problem with the call's tensors bound.
+Problem Bind(Problem p, const PreparedArgs& a) {
   p.x = a.tensors[0].data;
   p.y = a.tensors[1].data;
   return p;
 }
 
-gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 
 int Int(const Config& c, const char* name, int fallback) { return static_cast<int>(c.GetInt(name, fallback)); }
 
@@ -36,13 +39,25 @@ Status FitsOwnKernels(const Problem& p) {
   return absl::OkStatus();
 }
 
+// What the GPU reductions share: Prepare parses the workload's problem and the config's
+// knobs once (MakeLauncher); each call binds the tensors and launches.
 class ReduceGpu : public Implementation {
  public:
   std::string_view op() const override { return "reduce"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    return MakePrepared(WorkspaceBytes(w, config),
+                        [this, p = MakeProblem(w), launch = MakeLauncher(w, config)](const PreparedArgs& a) {
+                          return gpu::ToStatus(launch(Bind(p, a), a), "launch", name());
+                        });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  protected:
-  Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
+  // Launches the kernels for the bound problem.
+  using Launcher = std::function<gpuError_t(const Problem& p, const PreparedArgs& a)>;
+  // This implementation's launch with `config`'s knobs read.
+  virtual Launcher MakeLauncher(const Workload& w, const Config& config) const = 0;
 };
 
 class ReduceCudaRows : public ReduceGpu {
@@ -80,18 +95,20 @@ class ReduceCudaRows : public ReduceGpu {
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
     return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
   }
-  Status Run(const RunArgs& a) const override {
-    Problem p = ProblemFor(a);
-    if (!p.rows) {  // one term per output: a row of length 1
-      p.rows = true;
-      p.row = 1;
-      p.reduced_rank = 1;
-      p.reduced_shape[0] = 1;
-      p.reduced_strides[0] = 1;
-    }
-    const k::RowsConfig c{Int(a.config, "group", 32), Int(a.config, "block", 256), Int(a.config, "vector", 1),
-                          Int(a.config, "split", 1)};
-    return Launched(k::LaunchRows(p, c, a.workspace, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& config) const override {
+    const k::RowsConfig c{Int(config, "group", 32), Int(config, "block", 256), Int(config, "vector", 1),
+                          Int(config, "split", 1)};
+    return [c](const Problem& bound, const PreparedArgs& a) {
+      Problem p = bound;
+      if (!p.rows) {  // one term per output: a row of length 1
+        p.rows = true;
+        p.row = 1;
+        p.reduced_rank = 1;
+        p.reduced_shape[0] = 1;
+        p.reduced_strides[0] = 1;
+      }
+      return k::LaunchRows(p, c, a.workspace, StreamOf(a));
+    };
   }
 };
 
@@ -126,10 +143,10 @@ class ReduceCudaColumns : public ReduceGpu {
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
     return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
   }
-  Status Run(const RunArgs& a) const override {
-    const k::ColumnsConfig c{Int(a.config, "block_x", 32), Int(a.config, "block_y", 8), Int(a.config, "vector", 1),
-                             Int(a.config, "split", 1)};
-    return Launched(k::LaunchColumns(ProblemFor(a), c, a.workspace, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& config) const override {
+    const k::ColumnsConfig c{Int(config, "block_x", 32), Int(config, "block_y", 8), Int(config, "vector", 1),
+                             Int(config, "split", 1)};
+    return [c](const Problem& p, const PreparedArgs& a) { return k::LaunchColumns(p, c, a.workspace, StreamOf(a)); };
   }
 };
 
@@ -170,10 +187,12 @@ class ReduceCudaStaged : public ReduceGpu {
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
     return k::StagedWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
   }
-  Status Run(const RunArgs& a) const override {
-    const k::ColumnsConfig first{Int(a.config, "block_x", 32), Int(a.config, "block_y", 8), Int(a.config, "vector", 1),
-                                 Int(a.config, "split", 1)};
-    return Launched(k::LaunchStaged(ProblemFor(a), first, Int(a.config, "group", 16), a.workspace, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& config) const override {
+    const k::ColumnsConfig first{Int(config, "block_x", 32), Int(config, "block_y", 8), Int(config, "vector", 1),
+                                 Int(config, "split", 1)};
+    return [first, group = Int(config, "group", 16)](const Problem& p, const PreparedArgs& a) {
+      return k::LaunchStaged(p, first, group, a.workspace, StreamOf(a));
+    };
   }
 };
 
@@ -203,8 +222,10 @@ class ReduceCub : public ReduceGpu {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::CubWorkspaceBytes(MakeProblem(w), segmented_);
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchCub(ProblemFor(a), segmented_, a.workspace, a.workspace_bytes, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config&) const override {
+    return [segmented = segmented_](const Problem& p, const PreparedArgs& a) {
+      return k::LaunchCub(p, segmented, a.workspace, a.workspace_bytes, StreamOf(a));
+    };
   }
 
  private:

@@ -1,4 +1,4 @@
-// The reduce op's float64 reference on the GPU (strategies/device_verification.h),
+// The reduce op's float64 reference on the GPU (registry/device_verification.h),
 // computed from x's own shape and strides (not from the canonical Problem the
 // implementations use): output i walks x's kept dimensions row-major, term j its reduced
 // dimensions. One thread per output; outputs of very many terms are split over blocks

@@ -8,7 +8,7 @@
 #include "core/gpu/gpu_backend.h"
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/reduce/reduce_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "core/format.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::reduce {
 namespace {

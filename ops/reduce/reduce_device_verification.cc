@@ -1,4 +1,4 @@
-// The reduce op's device-side verification (strategies/device_verification.h): x
+// The reduce op's device-side verification (registry/device_verification.h): x
 // generated on the GPU like ReduceOpDef::Generate (uniform values, the requested
 // fraction of NaN and infinities), the float64 reference there
 // (reduce_cuda_reference.cu) and the check's CloseBound (reduce_def.h) applied there.
@@ -9,7 +9,7 @@
 #include "core/gpu/verify.h"
 #include "ops/reduce/reduce_cuda_reference.h"
 #include "ops/reduce/reduce_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::reduce {
 namespace {

@@ -10,7 +10,7 @@
 #include "core/format.h"
 #include "ops/scatter/scatter_cpu_kernels.h"
 #include "ops/scatter/scatter_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::scatter {
 namespace {

@@ -1,18 +1,21 @@
 // The GPU scatter implementations: applicability, config spaces and launches.
+#include <functional>
+#include <memory>
+
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/gpu_status.h"
 #include "ops/scatter/scatter_cuda.h"
 #include "ops/scatter/scatter_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::scatter {
 namespace {
 
 namespace k = gpu_kernels;
 
-Params ParamsFor(const RunArgs& a) {
-  Params p = MakeParams(a.workload);
+// The prepared params with the call's tensors bound.
+Params Bind(Params p, const PreparedArgs& a) {
   p.data = a.tensors[0].data;
   p.indices = a.tensors[1].data;
   p.updates = a.tensors[2].data;
@@ -21,7 +24,7 @@ Params ParamsFor(const RunArgs& a) {
   return p;
 }
 
-gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 
 k::CopyConfig CopyConfigOf(const Config& c) {
   return k::CopyConfig{static_cast<int>(c.GetInt("copy_block", 256)), static_cast<int>(c.GetInt("copy_vector", 16))};
@@ -29,15 +32,27 @@ k::CopyConfig CopyConfigOf(const Config& c) {
 
 bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax; }
 
+// What the GPU scatters share: Prepare parses the workload's params and the config's
+// knobs once (MakeLauncher); each call binds the tensors and launches.
 class ScatterGpu : public Implementation {
  public:
   std::string_view op() const override { return "scatter"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
   bool ReportsDeviceErrors() const override { return true; }
   Status Applicable(const Workload&, const Target&) const override { return absl::OkStatus(); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    return MakePrepared(WorkspaceBytes(w, config),
+                        [this, p = MakeParams(w), launch = MakeLauncher(w, config)](const PreparedArgs& a) {
+                          return gpu::ToStatus(launch(Bind(p, a), a), "launch", name());
+                        });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  protected:
-  Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
+  // Launches the kernels for the bound params.
+  using Launcher = std::function<gpuError_t(const Params& p, const PreparedArgs& a)>;
+  // This implementation's launch with `config`'s knobs read.
+  virtual Launcher MakeLauncher(const Workload& w, const Config& config) const = 0;
 };
 
 class ScatterCudaSequential : public ScatterGpu {
@@ -55,12 +70,16 @@ class ScatterCudaSequential : public ScatterGpu {
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace().AddInts("threads", {32, 128, 512}).AddInts("fused_copy", {1, 0});
   }
-  Status Run(const RunArgs& a) const override {
-    const Params p = ParamsFor(a);
-    const bool fused = a.config.GetInt("fused_copy", 1) != 0;
-    if (!fused && !p.in_place) OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchCopy(p, k::CopyConfig{}, StreamOf(a))));
-    return Launched(k::LaunchSequential(p, fused, static_cast<int>(a.config.GetInt("threads", 32)), a.error_slot,
-                                        StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    const bool fused = c.GetInt("fused_copy", 1) != 0;
+    const int threads = static_cast<int>(c.GetInt("threads", 32));
+    return [fused, threads](const Params& p, const PreparedArgs& a) {
+      if (!fused && !p.in_place) {
+        const gpuError_t copied = k::LaunchCopy(p, k::CopyConfig{}, StreamOf(a));
+        if (copied != gpuSuccess) return copied;
+      }
+      return k::LaunchSequential(p, fused, threads, a.error_slot, StreamOf(a));
+    };
   }
 };
 
@@ -80,10 +99,11 @@ class ScatterCudaParallel : public ScatterGpu {
         .AddInts("copy_vector", {4, 8, 16});
   }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchParallel(ParamsFor(a), CopyConfigOf(a.config), static_cast<int>(a.config.GetInt("block", 256)),
-                                      static_cast<int>(a.config.GetInt("items", 1)), a.workspace, a.error_slot,
-                                      StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256)),
+            items = static_cast<int>(c.GetInt("items", 1))](const Params& p, const PreparedArgs& a) {
+      return k::LaunchParallel(p, copy, block, items, a.workspace, a.error_slot, StreamOf(a));
+    };
   }
 };
 
@@ -99,9 +119,11 @@ class ScatterCudaSorted : public ScatterGpu {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::SortedWorkspaceBytes(MakeParams(w));
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchSorted(ParamsFor(a), CopyConfigOf(a.config), static_cast<int>(a.config.GetInt("block", 256)),
-                                    a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256))](const Params& p,
+                                                                                      const PreparedArgs& a) {
+      return k::LaunchSorted(p, copy, block, a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a));
+    };
   }
 };
 
@@ -143,11 +165,12 @@ class ScatterCudaPrivatized : public ScatterGpu {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::PrivatizedWorkspaceBytes(MakeParams(w));
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchPrivatized(ParamsFor(a), static_cast<int>(a.config.GetInt("block", 256)),
-                                        static_cast<int>(a.config.GetInt("blocks_per_sm", 2)),
-                                        gpu::MultiprocessorCount(a.stream.device()), a.workspace, a.error_slot,
-                                        StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    return [block = static_cast<int>(c.GetInt("block", 256)),
+            blocks_per_sm = static_cast<int>(c.GetInt("blocks_per_sm", 2))](const Params& p, const PreparedArgs& a) {
+      return k::LaunchPrivatized(p, block, blocks_per_sm, gpu::MultiprocessorCount(a.stream.device()), a.workspace,
+                                 a.error_slot, StreamOf(a));
+    };
   }
 
  private:
@@ -203,11 +226,13 @@ class ScatterCudaSlice : public ScatterGpu {
                    [shared_ok](const Config& c) { return c.GetInt("threads", 0) == 0 || shared_ok; });
   }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
-  Status Run(const RunArgs& a) const override {
-    const int threads = static_cast<int>(a.config.GetInt("threads", 0));
-    const k::SliceConfig config{static_cast<int>(a.config.GetInt("columns", 32)), threads > 0 ? threads : 32,
-                                threads == 0, !deterministic_};
-    return Launched(k::LaunchSlice(ParamsFor(a), config, a.workspace, a.error_slot, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    const int threads = static_cast<int>(c.GetInt("threads", 0));
+    const k::SliceConfig config{static_cast<int>(c.GetInt("columns", 32)), threads > 0 ? threads : 32, threads == 0,
+                                !deterministic_};
+    return [config](const Params& p, const PreparedArgs& a) {
+      return k::LaunchSlice(p, config, a.workspace, a.error_slot, StreamOf(a));
+    };
   }
 
  private:
@@ -237,11 +262,11 @@ class ScatterCudaBucketed : public ScatterGpu {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::BucketedWorkspaceBytes(MakeParams(w));
   }
-  Status Run(const RunArgs& a) const override {
-    return Launched(k::LaunchBucketed(ParamsFor(a), CopyConfigOf(a.config),
-                                      static_cast<int>(a.config.GetInt("bucket_bits", 4)),
-                                      static_cast<int>(a.config.GetInt("block", 256)), a.workspace, a.workspace_bytes,
-                                      a.error_slot, StreamOf(a)));
+  Launcher MakeLauncher(const Workload&, const Config& c) const override {
+    return [copy = CopyConfigOf(c), bits = static_cast<int>(c.GetInt("bucket_bits", 4)),
+            block = static_cast<int>(c.GetInt("block", 256))](const Params& p, const PreparedArgs& a) {
+      return k::LaunchBucketed(p, copy, bits, block, a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a));
+    };
   }
 };
 

@@ -1,4 +1,4 @@
-// The scatter op's float64 reference on the GPU (strategies/device_verification.h):
+// The scatter op's float64 reference on the GPU (registry/device_verification.h):
 // index generation, the reference itself and the comparison, as plain launchers. The
 // reference mirrors ScatterOp::Reference and ScatterOp::Check (scatter_def.cc): the
 // same targets, the same "last update in row-major order wins" for reduction none and

@@ -8,7 +8,7 @@
 #include "core/data_error.h"
 #include "core/format.h"
 
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::scatter {
 namespace {

@@ -1,4 +1,4 @@
-// The scatter op's device-side verification (strategies/device_verification.h): inputs
+// The scatter op's device-side verification (registry/device_verification.h): inputs
 // generated on the GPU like ScatterOp::Generate, the float64 reference and the check of
 // ScatterOp::Check computed there (scatter_cuda_reference.cu).
 #include "core/buffer.h"
@@ -8,7 +8,7 @@
 #include "core/gpu/verify.h"
 #include "ops/scatter/scatter_cuda_reference.h"
 #include "ops/scatter/scatter_def.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::scatter {
 namespace {

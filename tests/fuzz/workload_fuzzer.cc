@@ -8,7 +8,7 @@
 
 #include "core/target.h"
 #include "strategies/dispatcher.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tuner/memory_need.h"
 #include "tuner/suite.h"

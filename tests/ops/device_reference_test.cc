@@ -1,4 +1,4 @@
-// The float64 GPU references (strategies/device_verification.h) against the CPU ones,
+// The float64 GPU references (registry/device_verification.h) against the CPU ones,
 // for every op and dtype on small and odd shapes: inputs generated on the device are
 // valid (the CPU reference accepts them), both references agree, the device check
 // passes what the CPU check passes and fails what it fails (a corrupted output, a
@@ -11,7 +11,7 @@
 
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"

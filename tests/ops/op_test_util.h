@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tuner/trial.h"
 
 namespace opsched::testing {

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "core/host_tensor.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/test_files.h"
 #include "tests/test_util.h"

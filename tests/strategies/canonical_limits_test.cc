@@ -3,7 +3,7 @@
 // by 429496729 had an output of 2^67 elements whose size overflowed).
 #include <gtest/gtest.h>
 
-#include "strategies/registry.h"
+#include "registry/registry.h"
 #include "tests/test_util.h"
 
 namespace opsched {

@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::testing {
 

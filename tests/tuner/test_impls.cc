@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/format.h"
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 namespace opsched::testing {
 namespace {

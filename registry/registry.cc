@@ -1,4 +1,4 @@
-#include "strategies/registry.h"
+#include "registry/registry.h"
 
 #include "core/format.h"
 

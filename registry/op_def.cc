@@ -1,4 +1,4 @@
-#include "strategies/op_def.h"
+#include "registry/op_def.h"
 
 #include <cmath>
 

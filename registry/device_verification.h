@@ -21,7 +21,7 @@
 #include "core/stream.h"
 #include "core/tensor.h"
 #include "core/workload.h"
-#include "strategies/op_def.h"
+#include "registry/op_def.h"
 
 namespace opsched {
 

@@ -1,4 +1,4 @@
-#include "strategies/strategy.h"
+#include "registry/strategy.h"
 
 #include <algorithm>
 

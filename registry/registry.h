@@ -12,10 +12,10 @@
 
 #include "core/status.h"
 #include "core/workload.h"
-#include "strategies/device_verification.h"
-#include "strategies/implementation.h"
-#include "strategies/op_def.h"
-#include "strategies/strategy.h"
+#include "registry/device_verification.h"
+#include "registry/implementation.h"
+#include "registry/op_def.h"
+#include "registry/strategy.h"
 
 namespace opsched {
 
