@@ -1,5 +1,11 @@
 #include "opsched/runtime.h"
 
+#include <atomic>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include <optional>
 
 #include "core/data_error.h"
@@ -8,60 +14,135 @@
 #include "core/gpu/gpu_backend.h"
 #include "core/log.h"
 
+#include "core/error_slot_pool.h"
+#include "core/event.h"
+#include "opsched/untuned_recorder.h"
+#include "records/database.h"
+#include "registry/registry.h"
+#include "selector/selector.h"
+#include "strategies/dispatcher.h"
+
 namespace opsched {
 
+// What the Runtime holds (its pimpl): records, selector and dispatcher, the untuned
+// recorder, the workspace allocator, and the bookkeeping of deferred device errors.
+struct Runtime::State {
+  using StreamKey = std::pair<Device, void*>;
+  struct PendingCheck {
+    ErrorSlot slot;
+    const CachedDecision* entry;
+  };
+  // A check queued inside CUDA graph capture: its slot is written by every replay.
+  struct CapturedCheck {
+    PendingCheck check;
+    StreamKey stream;
+  };
+  // Checks queued on one stream between two events: once the event has completed, their
+  // slots are final (still pending = no error). One event per kChecksPerEpoch calls
+  // keeps the per-call cost low.
+  struct Epoch {
+    std::vector<PendingCheck> checks;
+    Event event;
+    bool closed = false;
+  };
+  static constexpr size_t kChecksPerEpoch = 32;
+
+  Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors, const Stream& stream) const;
+  // The op's error for a slot in the error state.
+  Status SlotError(const PendingCheck& check) const;
+  // Reads the slots of an epoch of stream `key` whose work has finished; releases them.
+  // Needs pending_mu_.
+  void Settle(const StreamKey& key, Epoch& epoch);
+  // Settles the closed epochs whose events completed (every stream) and reads the slots
+  // of captured calls; with `stream`, also every epoch of that stream (after it was
+  // synchronised).
+  void PollPending(const Stream* synchronized);
+
+  DeviceErrors device_errors_ = DeviceErrors::kDeferred;
+  std::unique_ptr<ErrorSlotPool> slots_;
+  std::mutex pending_mu_;
+  // Calls since finished epochs were last collected: they are collected once per
+  // kChecksPerEpoch calls, not on every call (an event query costs as much as a launch).
+  std::atomic<uint32_t> calls_since_poll_{0};
+  std::map<StreamKey, std::deque<Epoch>> epochs_;
+  std::vector<CapturedCheck> captured_checks_;  // kept for the life of the runtime
+  std::vector<Event> spare_events_;
+  std::map<StreamKey, Status> errors_;  // the first deferred error of each stream
+
+  const Registry* registry_ = nullptr;
+  std::unique_ptr<records::Database> db_;
+  std::unique_ptr<Selector> selector_;
+  Status model_status_;
+  std::string records_note_;
+  std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<UntunedRecorder> untuned_;
+  std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;
+  WorkspaceAllocator* allocator_ = nullptr;
+};
+
+Runtime::Runtime(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Runtime::~Runtime() = default;
+
+const Target& Runtime::target() const { return s_->dispatcher_->target(); }
+const records::Database& Runtime::records() const { return *s_->db_; }
+const Status& Runtime::model_status() const { return s_->model_status_; }
+const std::string& Runtime::records_note() const { return s_->records_note_; }
+const Selector* Runtime::selector() const { return s_->selector_.get(); }
+
+
 StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
-  std::unique_ptr<Runtime> rt(new Runtime());
+  std::unique_ptr<Runtime> rt(new Runtime(std::make_unique<State>()));
+  State& st = *rt->s_;
   Target target = options.target ? *options.target : DefaultTarget();
-  rt->db_ = std::make_unique<records::Database>();
+  st.db_ = std::make_unique<records::Database>();
   for (const std::string& path : options.record_files) {
-    OPSCHED_RETURN_IF_ERROR(Annotate(rt->db_->Load(path), "loading records"));
+    OPSCHED_RETURN_IF_ERROR(Annotate(st.db_->Load(path), "loading records"));
   }
-  rt->records_note_ = records::NoRecordsForTargetNote(*rt->db_, target, options.dispatch.allow_transferred_records);
+  st.records_note_ = records::NoRecordsForTargetNote(*st.db_, target, options.dispatch.allow_transferred_records);
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
-  rt->registry_ = &registry;
+  st.registry_ = &registry;
   if (!options.model_file.empty()) {
     StatusOr<std::unique_ptr<Selector>> selector = Selector::Load(options.model_file);
     Status usable = selector.ok() ? (*selector)->Serves(target, options.dispatch.allow_transferred_records)
                                   : selector.status();
     if (usable.ok()) {
-      rt->selector_ = *std::move(selector);
+      st.selector_ = *std::move(selector);
     } else {
-      rt->model_status_ = Annotate(usable, fmt::format("selector model {} not used", options.model_file));
-      Log().error("{}", rt->model_status_.message());
+      st.model_status_ = Annotate(usable, fmt::format("selector model {} not used", options.model_file));
+      Log().error("{}", st.model_status_.message());
     }
   }
-  rt->dispatcher_ = std::make_unique<Dispatcher>(registry, std::move(target), rt->db_.get(), options.dispatch,
-                                                 rt->selector_.get());
-  rt->dispatcher_->set_prepare(true);
+  st.dispatcher_ = std::make_unique<Dispatcher>(registry, std::move(target), st.db_.get(), options.dispatch,
+                                                 st.selector_.get());
+  st.dispatcher_->set_prepare(true);
   if (!options.record_untuned_file.empty()) {
-    OPSCHED_ASSIGN_OR_RETURN(rt->untuned_, UntunedRecorder::Open(options.record_untuned_file));
-    rt->dispatcher_->set_observer([recorder = rt->untuned_.get()](const CachedDecision& entry) {
+    OPSCHED_ASSIGN_OR_RETURN(st.untuned_, UntunedRecorder::Open(options.record_untuned_file));
+    st.dispatcher_->set_observer([recorder = st.untuned_.get()](const CachedDecision& entry) {
       if (entry.decision.provenance == Provenance::kExactRecord) return;
       StatusOr<bool> noted = recorder->Note(entry.canonical.ToString());
       // Serving goes on without the file: a full disk must not fail the op.
       if (!noted.ok()) Log().warn("{}", noted.status().message());
     });
   }
-  rt->device_errors_ = options.device_errors;
-  rt->slots_ = std::make_unique<ErrorSlotPool>(rt->target().device());
+  st.device_errors_ = options.device_errors;
+  st.slots_ = std::make_unique<ErrorSlotPool>(st.dispatcher_->target().device());
   if (options.allocator != nullptr) {
-    rt->allocator_ = options.allocator;
+    st.allocator_ = options.allocator;
   } else {
-    rt->owned_allocator_ = std::make_unique<CachingWorkspaceAllocator>();
-    rt->allocator_ = rt->owned_allocator_.get();
+    st.owned_allocator_ = std::make_unique<CachingWorkspaceAllocator>();
+    st.allocator_ = st.owned_allocator_.get();
   }
   return rt;
 }
 
-Status Runtime::Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
+Status Runtime::State::Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
                          const Stream& stream) const {
   const Workload& w = entry.canonical;
   if (tensors.size() != entry.expected.size()) {
     return absl::InvalidArgumentError(fmt::format("{} takes {} tensors (inputs then outputs), got {}",
                                                   w.op(), entry.expected.size(), tensors.size()));
   }
-  const Device device = target().device();
+  const Device device = dispatcher_->target().device();
   if (stream.device() != device) {
     return absl::InvalidArgumentError(fmt::format("{}: stream is on {}, the target is {}", w.op(),
                                                   stream.device().ToString(), device.ToString()));
@@ -120,7 +201,7 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors, 
 StatusOr<size_t> Runtime::WorkspaceBytes(const Workload& workload) {
   gpu::DeviceScope scope;
   if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
-  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
+  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, s_->dispatcher_->Decide(workload));
   return entry->decision.workspace_bytes;
 }
 
@@ -131,7 +212,7 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
   // restored when the call returns.
   gpu::DeviceScope scope;
   if (gpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
-  const CachedDecision* entry = dispatcher_->Cached(workload);
+  const CachedDecision* entry = s_->dispatcher_->Cached(workload);
   std::optional<bool> capturing;
   auto Capturing = [&]() -> StatusOr<bool> {
     if (!capturing) {
@@ -148,9 +229,9 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
           "{}: first call of this workload inside CUDA graph capture; call it once before capturing, so that "
           "it is decided and prepared", workload.op()));
     }
-    OPSCHED_ASSIGN_OR_RETURN(entry, dispatcher_->Decide(workload));
+    OPSCHED_ASSIGN_OR_RETURN(entry, s_->dispatcher_->Decide(workload));
   }
-  OPSCHED_RETURN_IF_ERROR(Validate(*entry, tensors, stream));
+  OPSCHED_RETURN_IF_ERROR(s_->Validate(*entry, tensors, stream));
   const Decision& d = entry->decision;
   const Prepared& prepared = *entry->prepared;
   const size_t needed = prepared.workspace_bytes();
@@ -167,7 +248,7 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
     workspace = nullptr;
     workspace_bytes = needed;
     if (needed > 0) {
-      OPSCHED_ASSIGN_OR_RETURN(workspace, allocator_->Get(stream, needed));
+      OPSCHED_ASSIGN_OR_RETURN(workspace, s_->allocator_->Get(stream, needed));
     }
   }
   const bool checks = d.implementation->ReportsDeviceErrors();
@@ -175,21 +256,21 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
   bool captured = false;
   if (checks) {
     OPSCHED_ASSIGN_OR_RETURN(captured, Capturing());
-    if (!captured && calls_since_poll_.fetch_add(1, std::memory_order_relaxed) + 1 >= kChecksPerEpoch) {
-      calls_since_poll_.store(0, std::memory_order_relaxed);
-      PollPending(nullptr);
+    if (!captured && s_->calls_since_poll_.fetch_add(1, std::memory_order_relaxed) + 1 >= State::kChecksPerEpoch) {
+      s_->calls_since_poll_.store(0, std::memory_order_relaxed);
+      s_->PollPending(nullptr);
     }
-    OPSCHED_ASSIGN_OR_RETURN(slot, slots_->Acquire());
+    OPSCHED_ASSIGN_OR_RETURN(slot, s_->slots_->Acquire());
   }
   Status s = prepared.Run(PreparedArgs{tensors, workspace, workspace_bytes, stream, slot});
-  const StreamKey key{stream.device(), stream.native()};
+  const State::StreamKey key{stream.device(), stream.native()};
   if (!checks) {
     if (s.ok()) return s;
     // A CPU implementation returns a data error from Run; deferred, it is held for
     // Synchronize() exactly like an error a device kernel reports.
-    if (device_errors_ == DeviceErrors::kDeferred && IsDataError(s)) {
-      std::lock_guard<std::mutex> lock(pending_mu_);
-      Status& first = errors_[key];
+    if (s_->device_errors_ == DeviceErrors::kDeferred && IsDataError(s)) {
+      std::lock_guard<std::mutex> lock(s_->pending_mu_);
+      Status& first = s_->errors_[key];
       if (first.ok()) first = s;
       return absl::OkStatus();
     }
@@ -198,48 +279,48 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
   if (captured) {
     // Every replay of the graph writes this slot: it is kept (never recycled) and read
     // by each Synchronize of the stream.
-    std::lock_guard<std::mutex> lock(pending_mu_);
-    captured_checks_.push_back(CapturedCheck{PendingCheck{slot, entry}, key});
+    std::lock_guard<std::mutex> lock(s_->pending_mu_);
+    s_->captured_checks_.push_back(State::CapturedCheck{State::PendingCheck{slot, entry}, key});
     return s.ok() ? s : Annotate(s, d.implementation->name());
   }
   if (!s.ok()) {
-    slots_->Release(slot);  // nothing was queued that will write it
+    s_->slots_->Release(slot);  // nothing was queued that will write it
     return Annotate(s, d.implementation->name());
   }
-  if (device_errors_ == DeviceErrors::kSynchronous) {
+  if (s_->device_errors_ == DeviceErrors::kSynchronous) {
     Status synced = stream.Synchronize();
     const bool bad = SlotState(slot) == kSlotError;
     const ErrorSlotData data = *slot.host;
-    slots_->Release(slot);
+    s_->slots_->Release(slot);
     OPSCHED_RETURN_IF_ERROR(synced);
-    if (bad) return registry_->FindOp(entry->canonical.op())->DeviceError(entry->canonical, data.position, data.value);
+    if (bad) return s_->registry_->FindOp(entry->canonical.op())->DeviceError(entry->canonical, data.position, data.value);
     return absl::OkStatus();
   }
-  std::lock_guard<std::mutex> lock(pending_mu_);
-  std::deque<Epoch>& epochs = epochs_[key];
+  std::lock_guard<std::mutex> lock(s_->pending_mu_);
+  std::deque<State::Epoch>& epochs = s_->epochs_[key];
   if (epochs.empty() || epochs.back().closed) epochs.emplace_back();
-  Epoch& open = epochs.back();
-  open.checks.push_back(PendingCheck{slot, entry});
-  if (open.checks.size() >= kChecksPerEpoch) {
-    if (spare_events_.empty()) {
+  State::Epoch& open = epochs.back();
+  open.checks.push_back(State::PendingCheck{slot, entry});
+  if (open.checks.size() >= State::kChecksPerEpoch) {
+    if (s_->spare_events_.empty()) {
       OPSCHED_ASSIGN_OR_RETURN(Event e, Event::Create(stream.device()));
-      spare_events_.push_back(std::move(e));
+      s_->spare_events_.push_back(std::move(e));
     }
-    open.event = std::move(spare_events_.back());
-    spare_events_.pop_back();
+    open.event = std::move(s_->spare_events_.back());
+    s_->spare_events_.pop_back();
     OPSCHED_RETURN_IF_ERROR(open.event.Record(stream));
     open.closed = true;
   }
   return absl::OkStatus();
 }
 
-Status Runtime::SlotError(const PendingCheck& check) const {
+Status Runtime::State::SlotError(const PendingCheck& check) const {
   const CachedDecision& e = *check.entry;
   return registry_->FindOp(e.canonical.op())->DeviceError(e.canonical, check.slot.host->position,
                                                            check.slot.host->value);
 }
 
-void Runtime::Settle(const StreamKey& key, Epoch& epoch) {
+void Runtime::State::Settle(const StreamKey& key, Epoch& epoch) {
   for (const PendingCheck& c : epoch.checks) {
     Status& first = errors_[key];
     if (SlotState(c.slot) == kSlotError && first.ok()) first = SlotError(c);
@@ -249,7 +330,7 @@ void Runtime::Settle(const StreamKey& key, Epoch& epoch) {
   if (epoch.closed) spare_events_.push_back(std::move(epoch.event));
 }
 
-void Runtime::PollPending(const Stream* synchronized) {
+void Runtime::State::PollPending(const Stream* synchronized) {
   std::lock_guard<std::mutex> lock(pending_mu_);
   for (auto& [key, epochs] : epochs_) {
     const bool all = synchronized != nullptr && key == StreamKey{synchronized->device(), synchronized->native()};
@@ -276,22 +357,22 @@ void Runtime::PollPending(const Stream* synchronized) {
 
 Status Runtime::Synchronize(const Stream& stream) {
   OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
-  PollPending(&stream);
-  std::lock_guard<std::mutex> lock(pending_mu_);
-  auto it = errors_.find(StreamKey{stream.device(), stream.native()});
-  if (it == errors_.end()) return absl::OkStatus();
+  s_->PollPending(&stream);
+  std::lock_guard<std::mutex> lock(s_->pending_mu_);
+  auto it = s_->errors_.find(State::StreamKey{stream.device(), stream.native()});
+  if (it == s_->errors_.end()) return absl::OkStatus();
   Status error = std::move(it->second);
-  errors_.erase(it);
+  s_->errors_.erase(it);
   return error;
 }
 
 Status Runtime::TakeDeviceError() {
-  PollPending(nullptr);
-  std::lock_guard<std::mutex> lock(pending_mu_);
-  for (auto it = errors_.begin(); it != errors_.end(); ++it) {
+  s_->PollPending(nullptr);
+  std::lock_guard<std::mutex> lock(s_->pending_mu_);
+  for (auto it = s_->errors_.begin(); it != s_->errors_.end(); ++it) {
     if (it->second.ok()) continue;
     Status error = std::move(it->second);
-    errors_.erase(it);
+    s_->errors_.erase(it);
     return error;
   }
   return absl::OkStatus();
@@ -300,17 +381,17 @@ Status Runtime::TakeDeviceError() {
 StatusOr<Decision> Runtime::Decide(const Workload& workload) {
   gpu::DeviceScope scope;
   if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
-  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, dispatcher_->Decide(workload));
+  OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, s_->dispatcher_->Decide(workload));
   return entry->decision;
 }
 
 StatusOr<Explanation> Runtime::Explain(const Workload& workload) const {
-  return dispatcher_->Explain(workload);
+  return s_->dispatcher_->Explain(workload);
 }
 
 StatusOr<Explanation> Runtime::Explain(std::string_view workload_line) const {
   OPSCHED_ASSIGN_OR_RETURN(Workload w, ParseWorkload(workload_line));
-  return dispatcher_->Explain(w);
+  return s_->dispatcher_->Explain(w);
 }
 
 }  // namespace opsched

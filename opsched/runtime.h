@@ -5,11 +5,9 @@
 // compilation at run time. Thread-safe for concurrent callers.
 #pragma once
 
-#include <atomic>
-#include <deque>
-#include <map>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,17 +19,17 @@
 #include "core/target.h"
 #include "core/tensor.h"
 #include "core/workload.h"
-#include "core/error_slot_pool.h"
-#include "core/event.h"
-#include "opsched/untuned_recorder.h"
 #include "opsched/workspace.h"
-#include "records/database.h"
-#include "selector/selector.h"
 #include "strategies/decision.h"
-#include "strategies/dispatcher.h"
-#include "registry/registry.h"
+#include "strategies/dispatch_options.h"
 
 namespace opsched {
+
+namespace records {
+class Database;
+}
+class Registry;
+class Selector;
 
 // How data errors found on the device (an out-of-range scatter index) reach the caller,
 // on a GPU and on the CPU alike.
@@ -95,17 +93,21 @@ class Runtime {
  public:
   static StatusOr<std::unique_ptr<Runtime>> Create(RuntimeOptions options = {});
 
-  const Target& target() const { return dispatcher_->target(); }
-  const records::Database& records() const { return *db_; }
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  const Target& target() const;
+  const records::Database& records() const;
   // Why the model of RuntimeOptions::model_file is not used (OK when it is, or none was
   // given).
-  const Status& model_status() const { return model_status_; }
+  const Status& model_status() const;
   // "N records loaded, none for this target (...)" when the record files hold records but
   // none this runtime can use (another device, or other cuBLAS/cuDNN versions: records'
   // NoRecordsForTargetNote); empty otherwise. Front ends report it: the CLI with its own
   // prefix, the C API (and so Python) as a logged warning.
-  const std::string& records_note() const { return records_note_; }
-  const Selector* selector() const { return selector_.get(); }
+  const std::string& records_note() const;
+  const Selector* selector() const;
 
   // Runs `workload` on `tensors` (its inputs then outputs, in the op's order) on
   // `stream`. The tensors must match the workload's descriptors and live on the target.
@@ -177,60 +179,14 @@ class Runtime {
                    absl::Span<const NamedTensor> outputs, const Stream& stream);
 
  private:
-  Runtime() = default;
-  Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors,
-                  const Stream& stream) const;
+  // Everything else (records, selector, dispatcher, error-slot bookkeeping, allocator),
+  // defined in runtime.cc: this header pulls in no records, protobuf or dispatcher types.
+  struct State;
+  explicit Runtime(std::unique_ptr<State> state);
   Status RunWith(const Workload& workload, absl::Span<const Tensor> tensors, const Stream& stream,
                  void* workspace, size_t workspace_bytes, bool caller_workspace);
 
-  using StreamKey = std::pair<Device, void*>;
-  struct PendingCheck {
-    ErrorSlot slot;
-    const CachedDecision* entry;
-  };
-  // A check queued inside CUDA graph capture: its slot is written by every replay.
-  struct CapturedCheck {
-    PendingCheck check;
-    StreamKey stream;
-  };
-  // The op's error for a slot in the error state.
-  Status SlotError(const PendingCheck& check) const;
-  // Checks queued on one stream between two events: once the event has completed, their
-  // slots are final (still pending = no error). One event per kChecksPerEpoch calls
-  // keeps the per-call cost low.
-  struct Epoch {
-    std::vector<PendingCheck> checks;
-    Event event;
-    bool closed = false;
-  };
-  static constexpr size_t kChecksPerEpoch = 32;
-  // Reads the slots of an epoch of stream `key` whose work has finished; releases them.
-  // Needs pending_mu_.
-  void Settle(const StreamKey& key, Epoch& epoch);
-  // Settles the closed epochs whose events completed (every stream); with `stream`,
-  // also every epoch of that stream (after it was synchronised).
-  void PollPending(const Stream* synchronized);
-
-  DeviceErrors device_errors_ = DeviceErrors::kDeferred;
-  std::unique_ptr<ErrorSlotPool> slots_;
-  std::mutex pending_mu_;
-  // Calls since finished epochs were last collected: they are collected once per
-  // kChecksPerEpoch calls, not on every call (an event query costs as much as a launch).
-  std::atomic<uint32_t> calls_since_poll_{0};
-  std::map<StreamKey, std::deque<Epoch>> epochs_;
-  std::vector<CapturedCheck> captured_checks_;  // kept for the life of the runtime
-  std::vector<Event> spare_events_;
-  std::map<StreamKey, Status> errors_;  // the first deferred error of each stream
-
-  const Registry* registry_ = nullptr;
-  std::unique_ptr<records::Database> db_;
-  std::unique_ptr<Selector> selector_;
-  Status model_status_;
-  std::string records_note_;
-  std::unique_ptr<Dispatcher> dispatcher_;
-  std::unique_ptr<UntunedRecorder> untuned_;
-  std::unique_ptr<CachingWorkspaceAllocator> owned_allocator_;
-  WorkspaceAllocator* allocator_ = nullptr;
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace opsched

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Checks that dependencies between the top-level folders point one way.
+"""Checks that dependencies between the top-level folders point one way, and that the
+consumer header (opsched/opsched.h) pulls in no internals.
 
 Each folder may include headers only from the folders listed for it below (the layers of
 docs/ARCHITECTURE.md, "Layers"). An include of any other project folder is an error, so
-is a folder missing from the table. Run by test.sh; exits 1 naming each offending line.
+is a folder missing from the table. The project headers opsched/opsched.h includes,
+directly or not, must not include generated protobuf headers, absl hash containers,
+records/, selector/ or the dispatcher. Run by test.sh; exits 1 naming each offence.
 """
 import os
 import re
@@ -28,9 +31,41 @@ ALLOWED = {
     "examples": set(),
     "python": set(),
 }
-SKIP = {"third_party", "bazel", ".git", ".bundle", ".fuzz"}
+SKIP = {"third_party", "bazel", ".git", ".bundle", ".fuzz", ".out"}
 SOURCE = re.compile(r"\.(h|cc|cu|cuh|c|cpp)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^/"]+)/')
+ANY_INCLUDE = re.compile(r'^\s*#\s*include\s+["<]([^">]+)[">]')
+CONSUMER_HEADER = "opsched/opsched.h"
+# What the consumer header must not reach: (pattern, why).
+FORBIDDEN = [
+    (re.compile(r"\.pb\.h$"), "a generated protobuf header"),
+    (re.compile(r"^absl/container/(flat|node)_hash"), "an absl hash container"),
+    (re.compile(r"^records/"), "the records database"),
+    (re.compile(r"^selector/"), "the learned selector"),
+    (re.compile(r"^strategies/dispatcher\.h$"), "the dispatcher"),
+]
+
+
+def consumer_header_errors(root):
+    """Walks the project headers reachable from the consumer header."""
+    errors, seen, todo = [], set(), [(CONSUMER_HEADER, CONSUMER_HEADER)]
+    while todo:
+        header, via = todo.pop()
+        if header in seen:
+            continue
+        seen.add(header)
+        with open(os.path.join(root, header), errors="replace") as f:
+            for line in f:
+                m = ANY_INCLUDE.match(line)
+                if not m:
+                    continue
+                name = m.group(1)
+                for pattern, why in FORBIDDEN:
+                    if pattern.search(name):
+                        errors.append(f"{CONSUMER_HEADER} reaches {why}: {header} includes {name} (via {via})")
+                if os.path.isfile(os.path.join(root, name)):
+                    todo.append((name, f"{via} -> {name}"))
+    return errors, len(seen)
 
 
 def main(root):
@@ -53,12 +88,15 @@ def main(root):
                         if m.group(1) not in ALLOWED[top]:
                             errors.append(f"{os.path.relpath(path, root)}:{number}: {top}/ may not include "
                                           f"{m.group(1)}/ ({line.strip()})")
+    consumer, headers = consumer_header_errors(root)
+    errors += consumer
     for e in errors:
         print(e)
     if errors:
-        print(f"check_layers: {len(errors)} include(s) against the layering")
+        print(f"check_layers: {len(errors)} include(s) against the layering or the consumer header")
         return 1
-    print(f"check_layers: {len(folders - SKIP)} folders, dependencies point one way")
+    print(f"check_layers: {len(folders - SKIP)} folders, dependencies point one way; "
+          f"{CONSUMER_HEADER} reaches {headers} project headers, none internal")
     return 0
 
 

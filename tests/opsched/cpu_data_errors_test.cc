@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "core/host_tensor.h"
 #include "opsched/runtime.h"
+#include "registry/registry.h"
 #include "tests/test_util.h"
 
 namespace opsched {
