@@ -120,5 +120,32 @@ TEST(CpuDataErrorsTest, DeferredOnTheCpuAsOnAGpu) {
   }
 }
 
+// Deferred errors belong to the stream of the call that found them: another stream's
+// Synchronize does not see (or consume) them.
+TEST(CpuDataErrorsTest, DeferredErrorsAreKeptPerStream) {
+  // CPU work runs inline; two wrapped handles stand for two streams of a caller.
+  int tag_a = 0, tag_b = 0;
+  const Stream a_stream = Stream::Wrap(Device::Cpu(), &tag_a);
+  const Stream b_stream = Stream::Wrap(Device::Cpu(), &tag_b);
+  const Stream* a = &a_stream;
+  const Stream* b = &b_stream;
+  RuntimeOptions o;
+  o.target = CpuTarget();
+  StatusOr<std::unique_ptr<Runtime>> rt = Runtime::Create(o);
+  ASSERT_TRUE(rt.ok());
+  const Case c = Cases().front();
+  Tensors t(c);
+  const std::vector<Tensor> all = t.All(c.in_place);
+  OPSCHED_ASSERT_OK((*rt)->Scatter(all[0], all[1], all[2], all[3], 0, ScatterReduction::kAdd, *a));
+  OPSCHED_EXPECT_OK((*rt)->Synchronize(*b));
+  Status on_a = (*rt)->Synchronize(*a);
+  EXPECT_NE(on_a.message().find(kMessage), std::string::npos) << on_a;
+  OPSCHED_EXPECT_OK((*rt)->Synchronize(*a));  // reported once
+  // TakeDeviceError sees any stream's.
+  OPSCHED_ASSERT_OK((*rt)->Scatter(all[0], all[1], all[2], all[3], 0, ScatterReduction::kAdd, *b));
+  EXPECT_NE((*rt)->TakeDeviceError().message().find(kMessage), std::string::npos);
+  OPSCHED_EXPECT_OK((*rt)->Synchronize(*b));
+}
+
 }  // namespace
 }  // namespace opsched

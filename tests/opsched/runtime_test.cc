@@ -111,6 +111,75 @@ TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
   EXPECT_FALSE(Runtime::Create(o).ok());
 }
 
+// A workload is prepared once, on its first call; later calls run the Prepared object.
+TEST_F(RuntimeTest, PreparesOncePerWorkload) {
+  auto rt = Make();
+  std::vector<float> x(100, 2.0f), y(100), x2(64, 1.0f), y2(64);
+  Tensor first[] = {T(x), T(y)};
+  Tensor second[] = {T(x2), T(y2)};
+  for (int i = 0; i < 5; ++i) {
+    OPSCHED_ASSERT_OK(rt->Run(*ParseWorkload("scale x=f32[100]"), first, cpu_stream_));
+    OPSCHED_ASSERT_OK(rt->Run(*ParseWorkload("scale x=f32[64]"), second, cpu_stream_));
+  }
+  EXPECT_EQ(runs_.prepared.load(), 2);
+  EXPECT_EQ(runs_.loop.load() + runs_.blocked.load(), 10);
+  EXPECT_EQ(y[99], 4.0f);
+  EXPECT_EQ(y2[63], 2.0f);
+}
+
+// The CUB-style overload runs in the caller's workspace and never asks the allocator;
+// a workspace smaller than WorkspaceBytes is refused before anything runs.
+TEST_F(RuntimeTest, CallerWorkspace) {
+  CountingAllocator allocator;
+  auto rt = Make({}, &allocator);
+  Workload w = *ParseWorkload("scale x=f32[4096]");  // the rule: scale_cpu_blocked block=1024
+  StatusOr<size_t> bytes = rt->WorkspaceBytes(w);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(*bytes, 1024 * sizeof(float));
+  std::vector<float> x(4096, 1.0f), y(4096), workspace(1024);
+  Tensor tensors[] = {T(x), T(y)};
+  Status small = rt->Run(w, tensors, cpu_stream_, workspace.data(), *bytes - 1);
+  EXPECT_EQ(small.code(), StatusCode::kInvalidArgument) << small;
+  EXPECT_NE(small.message().find("needs 4096 bytes of workspace, 4095 given"), std::string::npos) << small;
+  EXPECT_EQ(runs_.blocked.load(), 0);
+  EXPECT_EQ(rt->Run(w, tensors, cpu_stream_, nullptr, *bytes).code(), StatusCode::kInvalidArgument);
+  OPSCHED_ASSERT_OK(rt->Run(w, tensors, cpu_stream_, workspace.data(), *bytes));
+  EXPECT_EQ(runs_.blocked.load(), 1);
+  EXPECT_EQ(y[4095], 2.0f);
+  EXPECT_EQ(allocator.calls, 0);
+}
+
+// DispatchOptions::max_workspace_bytes holds for rules and records alike: a choice over
+// the limit is passed over for one within it.
+TEST_F(RuntimeTest, MaxWorkspaceBytesBoundsEveryChoice) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string log = std::string(dir ? dir : "/tmp") + "/max_workspace.log";
+  std::remove(log.c_str());
+  {
+    auto writer = records::LogWriter::Open(log);
+    ASSERT_TRUE(writer.ok());
+    OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
+        "scale x=f32[256] factor=2.0", CpuTarget(), "scale_cpu_blocked", "block=256", 1.0)));
+  }
+  DispatchOptions limited;
+  limited.max_workspace_bytes = 64 * sizeof(float);
+  auto rt = Make({log}, nullptr, limited);
+  for (const char* line : {"scale x=f32[256]", "scale x=f32[4096]"}) {
+    StatusOr<Decision> d = rt->Decide(*ParseWorkload(line));
+    ASSERT_TRUE(d.ok()) << d.status();
+    EXPECT_LE(d->workspace_bytes, limited.max_workspace_bytes) << line << ": " << d->implementation->name() << " "
+                                                               << d->config.ToString();
+  }
+  StatusOr<Explanation> e = rt->Explain("scale x=f32[256]");
+  ASSERT_TRUE(e.ok());
+  bool said = false;
+  for (const Considered& c : e->considered) said |= c.verdict.find("more than max_workspace_bytes") != std::string::npos;
+  EXPECT_TRUE(said) << e->ToString();
+  // Without the limit the record's choice stands.
+  auto free = Make({log});
+  EXPECT_EQ((*free->Decide(*ParseWorkload("scale x=f32[256]"))).workspace_bytes, 256 * sizeof(float));
+}
+
 TEST_F(RuntimeTest, BadCallsAreRefusedBeforeRunning) {
   auto rt = Make();
   std::vector<float> x(100, 1), y(100), small(99);

@@ -60,6 +60,10 @@ class ScaleLoop : public Implementation {
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace().AddInts("unroll", {1, 2, 4});
   }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& t) const override {
+    ++runs_->prepared;
+    return Implementation::Prepare(w, c, t);
+  }
   Status Run(const RunArgs& a) const override {
     ++runs_->loop;
     return RunScale(a);
@@ -91,6 +95,10 @@ class ScaleBlocked : public Implementation {
   }
   size_t WorkspaceBytes(const Workload&, const Config& c) const override {
     return static_cast<size_t>(c.GetInt("block", 0)) * sizeof(float);
+  }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& t) const override {
+    ++runs_->prepared;
+    return Implementation::Prepare(w, c, t);
   }
   Status Run(const RunArgs& a) const override {
     ++runs_->blocked;

@@ -9,10 +9,11 @@
 
 namespace opsched::testing {
 
-// Counts Run calls per implementation (to see which one ran).
+// Counts Run calls per implementation (to see which one ran), and Prepare calls.
 struct ScaleRuns {
   std::atomic<int> loop{0};
   std::atomic<int> blocked{0};
+  std::atomic<int> prepared{0};  // Prepare calls of any implementation
 };
 
 // Registers op "scale", implementations "scale_cpu_loop" (deterministic, knob unroll in
