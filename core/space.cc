@@ -17,6 +17,28 @@ ConfigSpace& ConfigSpace::AddInts(std::string name, const std::vector<int64_t>& 
   return Add(std::move(name), std::vector<KnobValue>(values.begin(), values.end()));
 }
 
+ConfigSpace& ConfigSpace::Add(std::string name, std::vector<KnobValue> values, KnobValue preferred) {
+  knobs_.push_back(KnobDomain{std::move(name), std::move(values), std::move(preferred)});
+  return *this;
+}
+
+ConfigSpace& ConfigSpace::AddInts(std::string name, const std::vector<int64_t>& values, int64_t preferred) {
+  return Add(std::move(name), std::vector<KnobValue>(values.begin(), values.end()), KnobValue(preferred));
+}
+
+StatusOr<Config> ConfigSpace::Default() const {
+  Config wanted;
+  for (const KnobDomain& k : knobs_) {
+    if (k.preferred) {
+      wanted.Set(k.name, *k.preferred);
+    } else if (!k.values.empty()) {
+      wanted.Set(k.name, k.values.front());
+    }
+  }
+  if (Contains(wanted)) return wanted;
+  return Closest(wanted);
+}
+
 ConfigSpace& ConfigSpace::Constrain(std::string description,
                                     std::function<bool(const Config&)> holds) {
   constraints_.push_back(Constraint{std::move(description), std::move(holds)});

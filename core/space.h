@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <random>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace opsched {
 struct KnobDomain {
   std::string name;
   std::vector<KnobValue> values;  // in a meaningful order (neighbours are adjacent)
+  // The declared default: what a rule or the last-resort fallback takes when nothing
+  // better is known. Unset: the first value.
+  std::optional<KnobValue> preferred;
 };
 
 struct Constraint {
@@ -28,6 +32,9 @@ class ConfigSpace {
  public:
   ConfigSpace& Add(std::string name, std::vector<KnobValue> values);
   ConfigSpace& AddInts(std::string name, const std::vector<int64_t>& values);
+  // A knob with its declared default (one of `values`).
+  ConfigSpace& Add(std::string name, std::vector<KnobValue> values, KnobValue preferred);
+  ConfigSpace& AddInts(std::string name, const std::vector<int64_t>& values, int64_t preferred);
   ConfigSpace& Constrain(std::string description, std::function<bool(const Config&)> holds);
 
   const std::vector<KnobDomain>& knobs() const { return knobs_; }
@@ -48,6 +55,11 @@ class ConfigSpace {
   // (a knob `wanted` lacks or sets outside its domain costs one full domain); NotFound
   // when the space is empty.
   StatusOr<Config> Closest(const Config& wanted) const;
+  // The declared defaults (a knob without one: its first value) when they are legal,
+  // else the legal config closest to them (Closest); NotFound for an empty space. What
+  // the dispatcher falls back to for an implementation no rule names, instead of the
+  // first config in enumeration order (the smallest of every knob).
+  StatusOr<Config> Default() const;
   // Legal configs that differ from `config` in one knob by one step in its domain.
   std::vector<Config> Neighbours(const Config& config) const;
 

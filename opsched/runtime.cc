@@ -322,8 +322,10 @@ Status Runtime::State::SlotError(const PendingCheck& check) const {
 
 void Runtime::State::Settle(const StreamKey& key, Epoch& epoch) {
   for (const PendingCheck& c : epoch.checks) {
-    Status& first = errors_[key];
-    if (SlotState(c.slot) == kSlotError && first.ok()) first = SlotError(c);
+    if (SlotState(c.slot) == kSlotError) {
+      Status& first = errors_[key];
+      if (first.ok()) first = SlotError(c);
+    }
     slots_->Release(c.slot);
   }
   epoch.checks.clear();

@@ -27,17 +27,20 @@ StatusOr<void*> CachingWorkspaceAllocator::Get(const Stream& stream, size_t byte
   std::lock_guard<std::mutex> lock(mu_);
   StreamBuffer& held = buffers_[{stream.device(), stream.native()}];
   if (held.buffer.size() < bytes) {
-    if (gpu) FreeFinished();
+    // Querying events and freeing memory are not allowed while a stream is captured.
+    if (gpu && !capturing) FreeFinished();
     OPSCHED_ASSIGN_OR_RETURN(Buffer bigger, Buffer::AllocateDuringCapture(stream.device(), bytes));
     if (gpu && held.buffer.size() > 0) {
-      // Work queued on this stream may still use the old buffer: it goes when that work
-      // is done (CPU work ran inline, so there it goes now).
-      Outgrown old{std::move(held.buffer), Event(), held.captured || capturing};
-      if (!old.keep) {
-        OPSCHED_ASSIGN_OR_RETURN(old.done, Event::Create(stream.device()));
-        OPSCHED_RETURN_IF_ERROR(old.done.Record(stream));
+      // Work queued on this stream may still use the old buffer: it goes once the stream
+      // passes an event recorded now (CPU work ran inline, so there it goes at once). A
+      // buffer a graph captured stays for the allocator's life.
+      const bool keep = held.captured || capturing;
+      Event done;
+      if (!keep) {
+        OPSCHED_ASSIGN_OR_RETURN(done, Event::Create(stream.device()));
+        OPSCHED_RETURN_IF_ERROR(done.Record(stream));
       }
-      outgrown_.push_back(std::move(old));
+      outgrown_.push_back(Outgrown{std::move(held.buffer), std::move(done), keep});
     }
     held.buffer = std::move(bigger);
     held.captured = false;

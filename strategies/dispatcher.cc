@@ -296,7 +296,9 @@ bool Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>
         }
         auto [it, inserted] = spaces.try_emplace(impl);
         if (inserted && impl->Applicable(canonical, target_).ok()) it->second = impl->Space(canonical, target_);
-        if (it->second && it->second->Contains(*config)) candidates.push_back(Candidate{std::string(impl->name()), *config});
+        if (it->second && it->second->Contains(*config) && WithinWorkspaceLimit(impl, *config, canonical).ok()) {
+          candidates.push_back(Candidate{std::string(impl->name()), *config});
+        }
       }
     }
   }
@@ -504,10 +506,10 @@ StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {
   }
   for (const Implementation* impl : registry_.ImplementationsOf(canonical.op())) {
     if (impl->device_kind() != target_.kind) continue;
-    std::vector<Config> legal = impl->Space(canonical, target_).Enumerate(1);
-    if (legal.empty()) continue;
-    if (try_impl(impl, impl->name(), legal.front(),
-                 "no strategy rule applies: first applicable implementation", &d)) {
+    StatusOr<Config> fallback = impl->Space(canonical, target_).Default();
+    if (!fallback.ok()) continue;
+    if (try_impl(impl, impl->name(), *std::move(fallback),
+                 "no strategy rule applies: first applicable implementation, its default config", &d)) {
       return d;
     }
   }

@@ -93,15 +93,15 @@ class ScatterCudaParallel : public ScatterGpu {
   }
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace()
-        .AddInts("block", {64, 128, 256, 512, 1024})
-        .AddInts("items", {1, 2, 4, 8})
-        .AddInts("copy_block", {128, 256, 512, 1024})
-        .AddInts("copy_vector", {4, 8, 16});
+        .AddInts("block", {64, 128, 256, 512, 1024}, 256)
+        .AddInts("items", {1, 2, 4, 8}, 4)
+        .AddInts("copy_block", {128, 256, 512, 1024}, 256)
+        .AddInts("copy_vector", {4, 8, 16}, 16);
   }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
   Launcher MakeLauncher(const Workload&, const Config& c) const override {
     return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256)),
-            items = static_cast<int>(c.GetInt("items", 1))](const Params& p, const PreparedArgs& a) {
+            items = static_cast<int>(c.GetInt("items", 4))](const Params& p, const PreparedArgs& a) {
       return k::LaunchParallel(p, copy, block, items, a.workspace, a.error_slot, StreamOf(a));
     };
   }
