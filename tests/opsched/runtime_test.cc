@@ -38,6 +38,18 @@ class RuntimeTest : public ::testing::Test {
     EXPECT_TRUE(rt.ok()) << rt.status();
     return *std::move(rt);
   }
+  // A fresh record log in the test's temporary folder holding one record: scale
+  // x=f32[256] by scale_cpu_blocked block=256 at 1 us. Empty when it cannot be written.
+  static std::string BlockedRecordLog(const std::string& name) {
+    const char* dir = std::getenv("TEST_TMPDIR");
+    const std::string log = std::string(dir ? dir : "/tmp") + "/" + name;
+    std::remove(log.c_str());
+    auto writer = records::LogWriter::Open(log);
+    if (!writer.ok()) return "";
+    Status appended = (*writer)->Append(records::testing::MakeRecord("scale x=f32[256] factor=2.0", CpuTarget(),
+                                                                     "scale_cpu_blocked", "block=256", 1.0));
+    return appended.ok() ? log : "";
+  }
   Tensor T(std::vector<float>& v) {
     return Tensor{TensorDesc::Contiguous(DType::kF32, {int64_t(v.size())}), v.data(), Device::Cpu()};
   }
@@ -62,15 +74,8 @@ TEST_F(RuntimeTest, RunsTheChosenImplementation) {
 }
 
 TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string log = std::string(dir ? dir : "/tmp") + "/runtime.log";
-  std::remove(log.c_str());
-  {
-    auto writer = records::LogWriter::Open(log);
-    ASSERT_TRUE(writer.ok());
-    OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
-        "scale x=f32[256] factor=2.0", CpuTarget(), "scale_cpu_blocked", "block=256", 1.0)));
-  }
+  const std::string log = BlockedRecordLog("runtime.log");
+  ASSERT_FALSE(log.empty());
   CountingAllocator allocator;
   auto rt = Make({log}, &allocator);
   std::vector<float> x(256, 1.5f), y(256);
@@ -152,15 +157,8 @@ TEST_F(RuntimeTest, CallerWorkspace) {
 // DispatchOptions::max_workspace_bytes holds for rules and records alike: a choice over
 // the limit is passed over for one within it.
 TEST_F(RuntimeTest, MaxWorkspaceBytesBoundsEveryChoice) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  const std::string log = std::string(dir ? dir : "/tmp") + "/max_workspace.log";
-  std::remove(log.c_str());
-  {
-    auto writer = records::LogWriter::Open(log);
-    ASSERT_TRUE(writer.ok());
-    OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
-        "scale x=f32[256] factor=2.0", CpuTarget(), "scale_cpu_blocked", "block=256", 1.0)));
-  }
+  const std::string log = BlockedRecordLog("max_workspace.log");
+  ASSERT_FALSE(log.empty());
   DispatchOptions limited;
   limited.max_workspace_bytes = 64 * sizeof(float);
   auto rt = Make({log}, nullptr, limited);
