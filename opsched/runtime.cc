@@ -4,18 +4,15 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
-#include <optional>
-
 #include "core/data_error.h"
-#include "core/format.h"
-
-#include "core/gpu/gpu_backend.h"
-#include "core/log.h"
-
 #include "core/error_slot_pool.h"
 #include "core/event.h"
+#include "core/format.h"
+#include "core/gpu/gpu_backend.h"
+#include "core/log.h"
 #include "opsched/untuned_recorder.h"
 #include "records/database.h"
 #include "registry/registry.h"
@@ -88,7 +85,6 @@ const records::Database& Runtime::records() const { return *s_->db_; }
 const Status& Runtime::model_status() const { return s_->model_status_; }
 const std::string& Runtime::records_note() const { return s_->records_note_; }
 const Selector* Runtime::selector() const { return s_->selector_.get(); }
-
 
 StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   std::unique_ptr<Runtime> rt(new Runtime(std::make_unique<State>()));
