@@ -9,16 +9,13 @@
 
 namespace opsched {
 
-StatusOr<Buffer> Buffer::Allocate(const Device& device, size_t bytes) {
-  if (device.is_cpu() || bytes == 0) return AllocateDuringCapture(device, bytes);
-  Buffer buffer;
-  buffer.device_ = device;
-  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu::Malloc(device, bytes));
-  buffer.size_ = bytes;
-  return buffer;
-}
+StatusOr<Buffer> Buffer::Allocate(const Device& device, size_t bytes) { return Make(device, bytes, gpu::Malloc); }
 
 StatusOr<Buffer> Buffer::AllocateDuringCapture(const Device& device, size_t bytes) {
+  return Make(device, bytes, gpu::MallocDuringCapture);
+}
+
+StatusOr<Buffer> Buffer::Make(const Device& device, size_t bytes, StatusOr<void*> (*gpu_malloc)(const Device&, size_t)) {
   Buffer buffer;
   buffer.device_ = device;
   buffer.size_ = bytes;
@@ -31,7 +28,7 @@ StatusOr<Buffer> Buffer::AllocateDuringCapture(const Device& device, size_t byte
     }
     return buffer;
   }
-  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu::MallocOutsideCapture(device, bytes));
+  OPSCHED_ASSIGN_OR_RETURN(buffer.data_, gpu_malloc(device, bytes));
   return buffer;
 }
 

@@ -14,7 +14,7 @@ class Buffer {
  public:
   static StatusOr<Buffer> Allocate(const Device& device, size_t bytes);
   // Allocate, also while a stream of this thread is being captured into a CUDA graph
-  // (gpu::MallocOutsideCapture); the buffer must outlive the graphs that use it.
+  // (gpu::MallocDuringCapture); the buffer must outlive the graphs that use it.
   static StatusOr<Buffer> AllocateDuringCapture(const Device& device, size_t bytes);
 
   Buffer() = default;
@@ -37,6 +37,9 @@ class Buffer {
   void Reset();
 
  private:
+  // A buffer of `bytes` on `device`, device memory from `gpu_malloc`.
+  static StatusOr<Buffer> Make(const Device& device, size_t bytes,
+                               StatusOr<void*> (*gpu_malloc)(const Device&, size_t));
   Status CheckRange(size_t bytes, size_t offset) const;
 
   Device device_;

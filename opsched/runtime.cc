@@ -47,6 +47,9 @@ struct Runtime::State {
   Status Validate(const CachedDecision& entry, absl::Span<const Tensor> tensors, const Stream& stream) const;
   // The op's error for a slot in the error state.
   Status SlotError(const PendingCheck& check) const;
+  // Keeps `error` as stream `key`'s deferred error unless it already has one. errors_
+  // holds only errors. Needs pending_mu_.
+  void KeepFirst(const StreamKey& key, Status error);
   // Reads the slots of an epoch of stream `key` whose work has finished; releases them.
   // Needs pending_mu_.
   void Settle(const StreamKey& key, Epoch& epoch);
@@ -64,7 +67,7 @@ struct Runtime::State {
   std::map<StreamKey, std::deque<Epoch>> epochs_;
   std::vector<CapturedCheck> captured_checks_;  // kept for the life of the runtime
   std::vector<Event> spare_events_;
-  std::map<StreamKey, Status> errors_;  // the first deferred error of each stream
+  std::map<StreamKey, Status> errors_;  // the first deferred error of each stream that has one
 
   const Registry* registry_ = nullptr;
   std::unique_ptr<records::Database> db_;
@@ -196,7 +199,7 @@ Status Runtime::Run(const Workload& workload, absl::Span<const Tensor> tensors, 
 
 StatusOr<size_t> Runtime::WorkspaceBytes(const Workload& workload) {
   gpu::DeviceScope scope;
-  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
+  OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
   OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, s_->dispatcher_->Decide(workload));
   return entry->decision.workspace_bytes;
 }
@@ -207,7 +210,7 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
   // Decided and prepared with the target's device current; the caller's device is
   // restored when the call returns.
   gpu::DeviceScope scope;
-  if (gpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
+  OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
   const CachedDecision* entry = s_->dispatcher_->Cached(workload);
   std::optional<bool> capturing;
   auto Capturing = [&]() -> StatusOr<bool> {
@@ -266,8 +269,7 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
     // Synchronize() exactly like an error a device kernel reports.
     if (s_->device_errors_ == DeviceErrors::kDeferred && IsDataError(s)) {
       std::lock_guard<std::mutex> lock(s_->pending_mu_);
-      Status& first = s_->errors_[key];
-      if (first.ok()) first = s;
+      s_->KeepFirst(key, std::move(s));
       return absl::OkStatus();
     }
     return Annotate(s, d.implementation->name());
@@ -285,12 +287,10 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
   }
   if (s_->device_errors_ == DeviceErrors::kSynchronous) {
     Status synced = stream.Synchronize();
-    const bool bad = SlotState(slot) == kSlotError;
-    const ErrorSlotData data = *slot.host;
+    const Status error = SlotState(slot) == kSlotError ? s_->SlotError({slot, entry}) : absl::OkStatus();
     s_->slots_->Release(slot);
     OPSCHED_RETURN_IF_ERROR(synced);
-    if (bad) return s_->registry_->FindOp(entry->canonical.op())->DeviceError(entry->canonical, data.position, data.value);
-    return absl::OkStatus();
+    return error;
   }
   std::lock_guard<std::mutex> lock(s_->pending_mu_);
   std::deque<State::Epoch>& epochs = s_->epochs_[key];
@@ -316,12 +316,13 @@ Status Runtime::State::SlotError(const PendingCheck& check) const {
                                                            check.slot.host->value);
 }
 
+void Runtime::State::KeepFirst(const StreamKey& key, Status error) {
+  errors_.try_emplace(key, std::move(error));
+}
+
 void Runtime::State::Settle(const StreamKey& key, Epoch& epoch) {
   for (const PendingCheck& c : epoch.checks) {
-    if (SlotState(c.slot) == kSlotError) {
-      Status& first = errors_[key];
-      if (first.ok()) first = SlotError(c);
-    }
+    if (SlotState(c.slot) == kSlotError) KeepFirst(key, SlotError(c));
     slots_->Release(c.slot);
   }
   epoch.checks.clear();
@@ -347,8 +348,7 @@ void Runtime::State::PollPending(const Stream* synchronized) {
   // once and set pending again for the next replays.
   for (CapturedCheck& c : captured_checks_) {
     if (SlotState(c.check.slot) != kSlotError) continue;
-    Status& first = errors_[c.stream];
-    if (first.ok()) first = SlotError(c.check);
+    KeepFirst(c.stream, SlotError(c.check));
     c.check.slot.host->state = kSlotPending;
   }
 }
@@ -367,18 +367,15 @@ Status Runtime::Synchronize(const Stream& stream) {
 Status Runtime::TakeDeviceError() {
   s_->PollPending(nullptr);
   std::lock_guard<std::mutex> lock(s_->pending_mu_);
-  for (auto it = s_->errors_.begin(); it != s_->errors_.end(); ++it) {
-    if (it->second.ok()) continue;
-    Status error = std::move(it->second);
-    s_->errors_.erase(it);
-    return error;
-  }
-  return absl::OkStatus();
+  if (s_->errors_.empty()) return absl::OkStatus();
+  Status error = std::move(s_->errors_.begin()->second);
+  s_->errors_.erase(s_->errors_.begin());
+  return error;
 }
 
 StatusOr<Decision> Runtime::Decide(const Workload& workload) {
   gpu::DeviceScope scope;
-  if (target().kind != DeviceKind::kCpu) OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
+  OPSCHED_RETURN_IF_ERROR(scope.Enter(target().device()));
   OPSCHED_ASSIGN_OR_RETURN(const CachedDecision* entry, s_->dispatcher_->Decide(workload));
   return entry->decision;
 }

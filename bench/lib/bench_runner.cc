@@ -127,9 +127,7 @@ std::string ChartRatio(double value, double low, double high) {
   return fmt::format(" {:.4f} {:.4f} {:.4f}", value, std::min(low, value), std::max(high, value));
 }
 
-std::string ChartTime(const Timing& t) {
-  return t.median_us() > 0 ? ChartRatio(t.median_us(), Bound(t, false), Bound(t, true)) : " NaN NaN NaN";
-}
+std::string ChartTime(const Timing& t) { return ChartRatio(t.median_us(), Bound(t, false), Bound(t, true)); }
 
 double GeoMean(const std::vector<double>& v) {
   if (v.empty()) return 0;

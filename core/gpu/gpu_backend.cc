@@ -137,6 +137,7 @@ Status SetDevice(const Device& device) {
 }
 
 Status DeviceScope::Enter(const Device& device) {
+  if (device.is_cpu()) return absl::OkStatus();
   int current = -1;
   OPSCHED_GPU_RETURN_IF_ERROR(gpuGetDevice(&current), "current device");
   if (current == device.index) return absl::OkStatus();
@@ -176,7 +177,7 @@ class RelaxedCapture {
 
 }  // namespace
 
-StatusOr<void*> MallocOutsideCapture(const Device& device, size_t bytes) {
+StatusOr<void*> MallocDuringCapture(const Device& device, size_t bytes) {
   RelaxedCapture relaxed;
   return Malloc(device, bytes);
 }

@@ -26,7 +26,8 @@ StatusOr<Target> QueryDeviceTarget(const Device& device);
 int MultiprocessorCount(const Device& device);
 Status SetDevice(const Device& device);
 // Makes a device current for its scope and gives the calling thread its own current
-// device back when it ends (a library call must not change the caller's device).
+// device back when it ends (a library call must not change the caller's device). A CPU
+// device has nothing to make current: Enter does nothing.
 class DeviceScope {
  public:
   DeviceScope() = default;
@@ -43,7 +44,7 @@ StatusOr<void*> Malloc(const Device& device, size_t bytes);
 // Malloc that is legal while a stream of this thread is being captured (the capture mode
 // relaxed around it, as PyTorch's allocator does): the memory is the caller's, not the
 // graph's, and must outlive every graph that uses it.
-StatusOr<void*> MallocOutsideCapture(const Device& device, size_t bytes);
+StatusOr<void*> MallocDuringCapture(const Device& device, size_t bytes);
 Status Free(const Device& device, void* ptr);
 // Copies between any two of host and device memory, ordered on `stream`.
 Status MemcpyAsync(void* dst, const void* src, size_t bytes, void* stream);
@@ -51,7 +52,7 @@ Status MemsetAsync(void* dst, int value, size_t bytes, void* stream);
 
 // Page-locked host memory the device can also address (zero-copy): returns the host
 // pointer and sets *device_ptr to the device's address of the same bytes. Legal while a
-// stream is captured (like MallocOutsideCapture).
+// stream is captured (like MallocDuringCapture).
 StatusOr<void*> HostAllocMapped(size_t bytes, void** device_ptr);
 Status FreeHost(void* host_ptr);
 

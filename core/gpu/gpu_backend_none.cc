@@ -18,10 +18,10 @@ std::string NoDeviceReason() { return "opsched was built without GPU support"; }
 StatusOr<Target> QueryDeviceTarget(const Device&) { return NoGpu(); }
 int MultiprocessorCount(const Device&) { return 1; }
 Status SetDevice(const Device&) { return NoGpu(); }
-Status DeviceScope::Enter(const Device&) { return NoGpu(); }
+Status DeviceScope::Enter(const Device& device) { return device.is_cpu() ? absl::OkStatus() : NoGpu(); }
 DeviceScope::~DeviceScope() = default;
 StatusOr<void*> Malloc(const Device&, size_t) { return NoGpu(); }
-StatusOr<void*> MallocOutsideCapture(const Device&, size_t) { return NoGpu(); }
+StatusOr<void*> MallocDuringCapture(const Device&, size_t) { return NoGpu(); }
 Status Free(const Device&, void*) { return NoGpu(); }
 Status MemcpyAsync(void*, const void*, size_t, void*) { return NoGpu(); }
 Status MemsetAsync(void*, int, size_t, void*) { return NoGpu(); }

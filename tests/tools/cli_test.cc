@@ -318,9 +318,12 @@ TEST(CliTest, StudyWarnsWhenTheLogIsNotExhaustive) {
   const char* line = "reduce x=f32[16,4] axes=1 op=sum";
   const std::string suite = Suite("study.txt", std::string(line) + "\n");
   const std::string log = TempPath("study.log");
-  Result partial = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 2 "
-                                       "--min-time-ms 1 --no-progress",
-                                       suite, log));
+  auto tune = [&](std::string_view policy, int trials) {
+    return Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy {} --trials {} --min-time-ms 1 "
+                               "--no-progress",
+                               suite, log, policy, trials));
+  };
+  Result partial = tune("random", 2);
   ASSERT_EQ(partial.code, 0) << partial.err;
   Result warned = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
   EXPECT_EQ(warned.code, 0) << warned.err;
@@ -329,9 +332,7 @@ TEST(CliTest, StudyWarnsWhenTheLogIsNotExhaustive) {
   EXPECT_NE(warned.err.find("not an exhaustive run"), std::string::npos) << warned.err;
   EXPECT_NE(warned.out.find("measured candidates on"), std::string::npos) << warned.out;
   // Every legal candidate measured: nothing to warn about.
-  Result all = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy grid --trials 100000 "
-                                   "--min-time-ms 1 --no-progress",
-                                   suite, log));
+  Result all = tune("grid", 100000);
   ASSERT_EQ(all.code, 0) << all.err;
   Result exhaustive = Opsched(fmt::format("study --records {} --workload '{}' --seeds 2", log, line));
   EXPECT_EQ(exhaustive.code, 0) << exhaustive.err;
