@@ -8,6 +8,7 @@
 
 #include "core/log.h"
 #include "core/stable_hash.h"
+#include "records/call_time.h"
 #include "records/convert.h"
 #include "records/validate.h"
 
@@ -142,7 +143,7 @@ StatusOr<uint32_t> Database::InternConfig(std::string_view bytes) {
 void Database::UpdateBest(absl::flat_hash_map<PairKey, uint32_t>& best, PairKey key,
                           uint32_t index) {
   auto [it, inserted] = best.try_emplace(key, index);
-  if (!inserted && entries_[index].median_us < entries_[it->second].median_us) {
+  if (!inserted && entries_[index].call_us < entries_[it->second].call_us) {
     it->second = index;
   }
 }
@@ -159,8 +160,8 @@ Status Database::Index(std::string_view payload, uint32_t source, uint64_t offse
   const auto status = static_cast<RecordStatus>(r.status);
   const uint32_t index = static_cast<uint32_t>(entries_.size());
   entries_.push_back(RecordEntry{workload, target, InternImplementation(r.implementation), config,
-                                 static_cast<float>(skimmer_.stats().median_us()), status, source, r.attempt,
-                                 offset});
+                                 static_cast<float>(skimmer_.stats().median_us()),
+                                 static_cast<float>(CallUs(skimmer_.stats())), status, source, r.attempt, offset});
   const uint64_t wl = workloads_[workload]->hash;
   const TargetKey& key = targets_[target].key;
   by_pair_[PairKey{wl, key.fingerprint}].push_back(index);
@@ -229,7 +230,7 @@ std::vector<Neighbour> Database::Nearest(const Workload& workload, const Target&
   }
   std::sort(out.begin(), out.end(), [](const Neighbour& a, const Neighbour& b) {
     if (a.distance != b.distance) return a.distance < b.distance;
-    return a.best.entry->median_us < b.best.entry->median_us;
+    return a.best.entry->call_us < b.best.entry->call_us;
   });
   if (out.size() > static_cast<size_t>(k)) out.resize(k);
   return out;

@@ -40,7 +40,8 @@ struct RecordEntry {
   uint32_t target;          // index into targets
   uint32_t implementation;  // index into implementation names
   uint32_t config;          // index into configs
-  float median_us;
+  float median_us;          // device time (StatsProto.median_us)
+  float call_us;            // what it is ranked by: CallUs of its stats (records/call_time.h)
   RecordStatus status;
   uint32_t source;          // index into sources (kLive for records added in memory)
   int32_t attempt;          // Record.attempt (0: written before attempts were counted)

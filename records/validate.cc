@@ -99,6 +99,7 @@ Status ValidateOutcome(const RecordOutcome& o) {
   OPSCHED_RETURN_IF_ERROR(CheckTime("max", s.max_us()));
   OPSCHED_RETURN_IF_ERROR(CheckTime("mean", s.mean_us()));
   OPSCHED_RETURN_IF_ERROR(CheckTime("standard deviation", s.stddev_us()));
+  OPSCHED_RETURN_IF_ERROR(CheckTime("host", s.host_us()));
   if (s.repeats() < 0 || s.warmups() < 0) return Invalid("negative repeat or warm-up count");
   if (o.status == OK && !(s.median_us() > 0 && s.repeats() >= 1)) {
     return Invalid(fmt::format("ok record without a measurement (median {} µs, {} repeats)",

@@ -74,7 +74,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
   for (const records::Database* db : dbs) {
     for (const records::RecordEntry& e : db->entries()) {
       const records::TargetProto& t = db->target(e.target);
-      if (e.status != records::OK || t.kind() != options.target_kind || ArchKeyOf(t) != arch || !(e.median_us > 0)) {
+      if (e.status != records::OK || t.kind() != options.target_kind || ArchKeyOf(t) != arch || !(e.call_us > 0)) {
         continue;
       }
       const Workload& w = db->workload(e.workload);
@@ -87,7 +87,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
       targets.emplace(t.fingerprint(), t.device_name());
       OpData& data = ops[w.op()];
       data.rows.push_back(Row{&w, t.fingerprint(), Candidate{db->implementation(e.implementation), db->config(e.config)},
-                              t.sm_count(), t.l2_bytes(), std::log(static_cast<double>(e.median_us))});
+                              t.sm_count(), t.l2_bytes(), std::log(static_cast<double>(e.call_us))});
       ++data.per_implementation[db->implementation(e.implementation)];
       auto [it, inserted] = data.workloads.try_emplace(w.hash());
       selector::TrainingWorkload& tw = it->second;
@@ -95,13 +95,13 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
         tw.set_key(w.ToString());
         tw.set_hash(w.hash());
         for (double f : op->ModelFeatures(w)) tw.add_features(f);
-        tw.set_best_us(e.median_us);
+        tw.set_best_us(e.call_us);
       }
       const std::string key = CandidateKey(Candidate{db->implementation(e.implementation), db->config(e.config)});
-      auto [t_it, t_new] = data.times[w.hash()].try_emplace(key, e.median_us);
-      if (!t_new) t_it->second = std::min<double>(t_it->second, e.median_us);
+      auto [t_it, t_new] = data.times[w.hash()].try_emplace(key, e.call_us);
+      if (!t_new) t_it->second = std::min<double>(t_it->second, e.call_us);
       tw.set_records(tw.records() + 1);
-      tw.set_best_us(std::min<double>(tw.best_us(), e.median_us));
+      tw.set_best_us(std::min<double>(tw.best_us(), e.call_us));
     }
   }
   if (ops.empty()) return absl::NotFoundError(fmt::format("no ok {} records of {} to train on", options.target_kind, arch));

@@ -29,6 +29,12 @@ std::string RecordOrigin(const records::Database& db, const records::RecordEntry
                      p.trial_index());
 }
 
+// Says when a record's call time is its host time (records/call_time.h).
+std::string HostBoundNote(const records::RecordEntry& e) {
+  if (!(e.call_us > e.median_us)) return "";
+  return fmt::format(" per call, host-bound (device {:.2f} us)", e.median_us);
+}
+
 }  // namespace
 
 Dispatcher::Dispatcher(const Registry& registry, Target target, const records::Database* db,
@@ -130,7 +136,7 @@ bool Dispatcher::TryRecords(uint64_t workload_hash, uint64_t fingerprint,
     if (e->status == records::OK) ok.push_back(e);
   }
   std::stable_sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
-    return a->median_us < b->median_us;
+    return a->call_us < b->call_us;
   });
   // Records of this workload that cannot be used are bad (stale or foreign) and warned
   // about; a nearest workload's config that does not fit this one is merely passed over.
@@ -155,21 +161,21 @@ bool Dispatcher::TryRecords(uint64_t workload_hash, uint64_t fingerprint,
     out->implementation = impl;
     out->config = config;
     out->provenance = provenance;
-    out->measured_us = e->median_us;
+    out->measured_us = e->call_us;
     out->workspace_bytes = impl->WorkspaceBytes(canonical, config);
     const records::TargetProto& from = db_->target(e->target);
     switch (provenance) {
       case Provenance::kExactRecord:
-        out->reason = fmt::format("fastest usable ok record on this target: {:.2f} us{}",
-                                  e->median_us, RecordOrigin(*db_, *e));
+        out->reason = fmt::format("fastest usable ok record on this target: {:.2f} us{}{}", e->call_us,
+                                  HostBoundNote(*e), RecordOrigin(*db_, *e));
         break;
       case Provenance::kTransferredRecord:
         out->reason = fmt::format(
             "record from {} {} (same arch, other device or library versions): {:.2f} us{}",
-            from.device_name(), from.arch(), e->median_us, RecordOrigin(*db_, *e));
+            from.device_name(), from.arch(), e->call_us, RecordOrigin(*db_, *e));
         break;
       default:
-        out->reason = fmt::format("{}: {:.2f} us there{}", source, e->median_us,
+        out->reason = fmt::format("{}: {:.2f} us there{}", source, e->call_us,
                                   RecordOrigin(*db_, *e));
     }
     Note(notes, source, name, config, "chosen");

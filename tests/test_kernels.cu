@@ -30,6 +30,11 @@ __global__ void TwiceOnePlusKernel(float* data, int64_t n) {
   if (i < n) data[i] = data[i] * 2.0f + 1.0f;
 }
 
+__global__ void AddScalarKernel(const float* x, float* y, int64_t n, float delta) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = x[i] + delta;
+}
+
 }  // namespace
 
 Status LaunchSpin(const Stream& stream, int64_t nanoseconds) {
@@ -54,6 +59,14 @@ Status LaunchTwiceOnePlus(const Stream& stream, float* data, int64_t n) {
   TwiceOnePlusKernel<<<static_cast<unsigned>(blocks), 256, 0,
                        static_cast<gpuStream_t>(stream.native())>>>(data, n);
   return gpu::LastLaunchError("TwiceOnePlusKernel");
+}
+
+Status LaunchAddScalar(const Stream& stream, const float* x, float* y, int64_t n, float delta) {
+  if (n == 0) return absl::OkStatus();
+  int64_t blocks = (n + 255) / 256;
+  AddScalarKernel<<<static_cast<unsigned>(blocks), 256, 0, static_cast<gpuStream_t>(stream.native())>>>(x, y, n,
+                                                                                                         delta);
+  return gpu::LastLaunchError("AddScalarKernel");
 }
 
 #if defined(OPSCHED_HIP)

@@ -13,6 +13,8 @@ namespace opsched::testing {
 Status LaunchSpin(const Stream& stream, int64_t nanoseconds);
 // data[i] = data[i] * 2 + 1 for i < n.
 Status LaunchTwiceOnePlus(const Stream& stream, float* data, int64_t n);
+// y[i] = x[i] + delta for i < n.
+Status LaunchAddScalar(const Stream& stream, const float* x, float* y, int64_t n, float delta);
 
 // Starts capturing `stream` (global mode: capture-unsafe calls on any thread fail).
 Status BeginCapture(const Stream& stream);

@@ -11,6 +11,10 @@ Status LaunchTwiceOnePlus(const Stream&, float*, int64_t) {
   return absl::FailedPreconditionError("built without GPU support");
 }
 
+Status LaunchAddScalar(const Stream&, const float*, float*, int64_t, float) {
+  return absl::FailedPreconditionError("built without GPU support");
+}
+
 Status BeginCapture(const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }
 StatusOr<void*> EndCapture(const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }
 Status ReplayGraph(void*, const Stream&) { return absl::FailedPreconditionError("built without GPU support"); }

@@ -223,7 +223,7 @@ void KeepOfGroup(const Database& db, const std::vector<uint32_t>& members, int k
   }
   for (const auto& [candidate, i] : last_retryable) kept->push_back(i);
   std::stable_sort(ok.begin(), ok.end(), [&](uint32_t a, uint32_t b) {
-    return db.entries()[a].median_us < db.entries()[b].median_us;
+    return db.entries()[a].call_us < db.entries()[b].call_us;
   });
   std::set<Candidate> configs;
   int taken = 0;

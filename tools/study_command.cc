@@ -75,7 +75,7 @@ int RunStudy(const StudyFlags& f) {
   std::map<std::pair<std::string, std::string>, size_t> index;
   for (const records::RecordEntry* e : most->second) {
     Candidate c{db.implementation(e->implementation), db.config(e->config)};
-    const double t = e->status == records::OK ? e->median_us : -1;
+    const double t = e->status == records::OK ? e->call_us : -1;
     auto [it, inserted] = index.emplace(std::make_pair(c.implementation, c.config.ToString()), candidates.size());
     if (inserted) {
       candidates.push_back(std::move(c));

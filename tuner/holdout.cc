@@ -49,10 +49,10 @@ StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Data
       if (policy == "heuristic" && !t.space.rule) t.space.rule = c;
       if (policy == "vendor" && !t.space.vendor) t.space.vendor = c;
     }
-    if (e.status == records::OK && e.median_us > 0) {
-      auto [it, inserted] = t.ok_us.emplace(key, e.median_us);
-      if (!inserted) it->second = std::min<double>(it->second, e.median_us);
-      t.best_us = t.best_us == 0 ? e.median_us : std::min<double>(t.best_us, e.median_us);
+    if (e.status == records::OK && e.call_us > 0) {
+      auto [it, inserted] = t.ok_us.emplace(key, e.call_us);
+      if (!inserted) it->second = std::min<double>(it->second, e.call_us);
+      t.best_us = t.best_us == 0 ? e.call_us : std::min<double>(t.best_us, e.call_us);
     }
   }
   std::vector<Tuned*> order;

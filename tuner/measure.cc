@@ -53,7 +53,9 @@ StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOp
 StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) {
   int warmups = 0;
   OPSCHED_ASSIGN_OR_RETURN(std::vector<double> samples, MeasureSamples(clock, options, &warmups));
-  return Summarize(std::move(samples), warmups);
+  Stats stats = Summarize(std::move(samples), warmups);
+  stats.host_us = Median(clock.host_samples());
+  return stats;
 }
 
 DeviceClock::DeviceClock(Trial* trial, const Implementation* impl, Config config,
@@ -97,7 +99,10 @@ Status DeviceClock::Sample(int count, std::vector<double>* us) {
       OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));
     }
     OPSCHED_RETURN_IF_ERROR(starts_[i].Record(stream));
+    const auto host_start = std::chrono::steady_clock::now();
     OPSCHED_RETURN_IF_ERROR(trial_->Launch(*impl_, config_));
+    host_us_.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start).count());
     OPSCHED_RETURN_IF_ERROR(ends_[i].Record(stream));
   }
   OPSCHED_RETURN_IF_ERROR(stream.Synchronize());

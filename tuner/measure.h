@@ -36,20 +36,31 @@ class SampleClock {
   virtual ~SampleClock() = default;
   // Runs `count` timed repetitions and appends their durations in microseconds.
   virtual Status Sample(int count, std::vector<double>* us) = 0;
+  // The host time of each repetition so far (warm-ups included), where the clock's
+  // samples are device times; empty where they are host times already.
+  virtual const std::vector<double>& host_samples() const {
+    static const std::vector<double> kNone;
+    return kNone;
+  }
 };
 
 // The timed samples (warm-ups excluded) of one measurement.
 // `warmups_run`, when given, receives the warm-ups actually run.
 StatusOr<std::vector<double>> MeasureSamples(SampleClock& clock, const MeasureOptions& options,
                                              int* warmups_run = nullptr);
-// MeasureSamples, summarised.
+// MeasureSamples, summarised; with the median of the clock's host samples as host_us.
 StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options);
 
-// Times one implementation and config on a Trial's device.
+// Times one implementation and config on a Trial's device. On a GPU it also times the
+// host side of each call: from entering the implementation to its return, with the
+// device still busy with the L2 flush queued before it. So a call that waits for the
+// device (an internal synchronising allocation) shows that wait, and a call whose
+// submission outlasts its kernels shows its overhead.
 class DeviceClock : public SampleClock {
  public:
   DeviceClock(Trial* trial, const Implementation* impl, Config config, const MeasureOptions& options);
   Status Sample(int count, std::vector<double>* us) override;
+  const std::vector<double>& host_samples() const override { return host_us_; }
 
  private:
   Status Prepare();
@@ -61,6 +72,7 @@ class DeviceClock : public SampleClock {
   bool prepared_ = false;
   Buffer flush_;
   std::vector<Event> starts_, ends_;
+  std::vector<double> host_us_;
 };
 
 }  // namespace opsched

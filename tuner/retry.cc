@@ -19,7 +19,7 @@ RetryDecision DecideRetry(const std::vector<LoggedResult>& logged, bool no_retry
   int count = 0, highest = 0;
   for (const LoggedResult& r : logged) {
     if (r.status == records::OK) {
-      if (r.median_us > 0 && (best == 0 || r.median_us < best)) best = r.median_us;
+      if (r.call_us > 0 && (best == 0 || r.call_us < best)) best = r.call_us;
     } else if (records::IsRetryable(r.status)) {
       ++count;
       highest = std::max(highest, records::AttemptNumber(r.attempt));

@@ -15,13 +15,13 @@ namespace opsched {
 struct LoggedResult {
   records::RecordStatus status = records::STATUS_UNSPECIFIED;
   int32_t attempt = 0;  // Record.attempt as stored (0: before attempts were counted)
-  double median_us = 0;
+  double call_us = 0;  // RecordEntry::call_us
 };
 
 struct RetryDecision {
   bool measure = false;  // measure the candidate (again) in this session
   int attempt = 1;       // the attempt number of that measurement
-  double known_us = 0;   // when not measuring: the fastest ok median, or -1 for a failure
+  double known_us = 0;   // when not measuring: the fastest ok call time, or -1 for a failure
 };
 
 // The decision for one candidate given its logged results (any order; empty when it was

@@ -3,6 +3,8 @@
 
 #include <vector>
 
+#include "records/records.pb.h"
+
 namespace opsched {
 
 struct Stats {
@@ -13,9 +15,16 @@ struct Stats {
   double stddev_us = 0;  // sample standard deviation
   int repeats = 0;
   int warmups = 0;
+  double host_us = 0;  // median host time per call (StatsProto.host_us); 0: not measured
 };
 
 // Summarises `samples_us` (microseconds, at least one).
 Stats Summarize(std::vector<double> samples_us, int warmups);
+
+// The median of `samples_us` (0 when empty).
+double Median(std::vector<double> samples_us);
+
+records::StatsProto ToProto(const Stats& s);
+Stats FromProto(const records::StatsProto& s);
 
 }  // namespace opsched

@@ -133,14 +133,7 @@ tuner::WorkerReply ServeRequest(const tuner::WorkerRequest& request, LocalEvalua
   reply.set_status(e.status);
   reply.set_message(e.message);
   reply.set_workspace_bytes(e.workspace_bytes);
-  records::StatsProto* s = reply.mutable_stats();
-  s->set_median_us(e.stats.median_us);
-  s->set_min_us(e.stats.min_us);
-  s->set_max_us(e.stats.max_us);
-  s->set_mean_us(e.stats.mean_us);
-  s->set_stddev_us(e.stats.stddev_us);
-  s->set_repeats(e.stats.repeats);
-  s->set_warmups(e.stats.warmups);
+  *reply.mutable_stats() = ToProto(e.stats);
   *exit_after = (*evaluator)->device_poisoned();
   reply.set_worker_exits(*exit_after);
   return reply;
@@ -271,8 +264,7 @@ Evaluation WorkerEvaluator::Evaluate(const Workload& canonical, const Candidate&
   e.status = reply.status();
   e.message = reply.message();
   e.workspace_bytes = reply.workspace_bytes();
-  const records::StatsProto& s = reply.stats();
-  e.stats = Stats{s.median_us(), s.min_us(), s.max_us(), s.mean_us(), s.stddev_us(), s.repeats(), s.warmups()};
+  e.stats = FromProto(reply.stats());
   return e;
 }
 

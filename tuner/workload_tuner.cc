@@ -9,6 +9,7 @@
 
 #include "core/format.h"
 #include "core/version.h"
+#include "records/call_time.h"
 #include "records/convert.h"
 #include "tuner/retry.h"
 #include "tuner/search_policy.h"
@@ -42,7 +43,7 @@ std::vector<TransferExample> TransferExamples(const records::Database& db, const
         db.target(e.target).fingerprint() != fp) {
       continue;
     }
-    out.push_back({w, Candidate{db.implementation(e.implementation), db.config(e.config)}, e.median_us});
+    out.push_back({w, Candidate{db.implementation(e.implementation), db.config(e.config)}, e.call_us});
     if (out.size() >= 20000) break;
   }
   return out;
@@ -119,7 +120,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
     for (const records::RecordEntry* e : ctx.known->RecordsFor(w.hash(), ctx.target.fingerprint())) {
       const auto key =
           std::make_pair(ctx.known->implementation(e->implementation), ctx.known->config(e->config).ToString());
-      logged[key].push_back(LoggedResult{e->status, e->attempt, e->median_us});
+      logged[key].push_back(LoggedResult{e->status, e->attempt, e->call_us});
     }
   }
   double best = 0;
@@ -178,14 +179,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
     *r.mutable_target() = target_proto;
     r.set_implementation(candidates[i].implementation);
     *r.mutable_config() = records::ToProto(candidates[i].config);
-    records::StatsProto* s = r.mutable_stats();
-    s->set_median_us(e.stats.median_us);
-    s->set_min_us(e.stats.min_us);
-    s->set_max_us(e.stats.max_us);
-    s->set_mean_us(e.stats.mean_us);
-    s->set_stddev_us(e.stats.stddev_us);
-    s->set_repeats(e.stats.repeats);
-    s->set_warmups(e.stats.warmups);
+    *r.mutable_stats() = ToProto(e.stats);
     r.set_status(e.status);
     r.set_message(e.message);
     r.set_workspace_bytes(e.workspace_bytes ? e.workspace_bytes : set.workspace[i]);
@@ -203,7 +197,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
     p->set_candidates(result.candidates);
     OPSCHED_RETURN_IF_ERROR(ctx.sink->Append(r));
     ++result.measured;
-    note(i, e.status == records::OK ? e.stats.median_us : -1);
+    note(i, e.status == records::OK ? records::CallUs(e.stats.median_us, e.stats.host_us) : -1);
     progress->Update(ctx.lane, result.trials, best,
                      best > 0 ? fmt::format("{} {}", candidates[best_index].implementation,
                                             candidates[best_index].config.ToString())

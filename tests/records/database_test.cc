@@ -45,6 +45,26 @@ TEST(DatabaseTest, BestIsTheFastestOkRecordOfTheExactTarget) {
                    .has_value());
 }
 
+TEST(DatabaseTest, BestIsRankedByCallTimeSoAHostBoundRecordLoses) {
+  Database db;
+  const Target h200 = TestGpu();
+  // Fastest on the device, but each call costs 30 us on the host (a vendor call's
+  // overhead, or a call that waits for the device).
+  Record host_bound = MakeRecord(kLine, h200, "scatter_parallel", "block=256", 16);
+  host_bound.mutable_stats()->set_host_us(30);
+  OPSCHED_ASSERT_OK(db.Add(host_bound));
+  Record quick_host = MakeRecord(kLine, h200, "scatter_parallel", "block=128", 18);
+  quick_host.mutable_stats()->set_host_us(4);
+  OPSCHED_ASSERT_OK(db.Add(quick_host));
+  std::optional<Match> best = db.Best(W(kLine), h200);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(db.config(best->entry->config).ToString(), "block=128");
+  EXPECT_FLOAT_EQ(best->entry->median_us, 18);
+  EXPECT_FLOAT_EQ(best->entry->call_us, 18);
+  EXPECT_FLOAT_EQ(db.entries()[0].call_us, 30);
+  EXPECT_FLOAT_EQ(db.entries()[0].median_us, 16);
+}
+
 TEST(DatabaseTest, TransferOnlyWithinTheArchAndOnlyWhenAsked) {
   Database db;
   const Target h200 = TestGpu();

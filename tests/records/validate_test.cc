@@ -38,6 +38,8 @@ std::vector<std::pair<Record, std::string>> Broken() {
   add([](Record& r) { r.mutable_stats()->set_median_us(NAN); }, "median is nan");
   add([](Record& r) { r.mutable_stats()->set_min_us(-1); }, "min is -1");
   add([](Record& r) { r.mutable_stats()->set_max_us(INFINITY); }, "max is inf");
+  add([](Record& r) { r.mutable_stats()->set_host_us(-3); }, "host is -3");
+  add([](Record& r) { r.mutable_stats()->set_host_us(NAN); }, "host is nan");
   add([](Record& r) { r.mutable_workload()->set_hash(42); }, "stored with hash");
   add([](Record& r) { r.mutable_workload()->set_key("scatter"); }, "stored with key");
   add([](Record& r) { r.mutable_workload()->mutable_tensors(0)->set_dtype("f128"); }, "workload:");

@@ -1,6 +1,7 @@
 // Test-only op "bump" (y = x + 1 over f32[n]) and implementations that misbehave on
 // purpose: one that computes wrong values, one that crashes its process, one that hangs,
-// and a well-behaved one whose run time depends on its knobs (a cost surface).
+// and a well-behaved one whose run time depends on its knobs (a cost surface); on a GPU,
+// one that waits for the device in every call and one that does not.
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 
 #include "core/format.h"
 #include "registry/registry.h"
+#include "tests/test_kernels.h"
 
 namespace opsched::testing {
 namespace {
@@ -106,7 +108,31 @@ class BumpHang : public BumpBase {
   }
 };
 
+// On a GPU: 40 us of device work, then y = x + 1. bump_cuda_sync then waits for its
+// stream, like a vendor call that frees memory it allocated: fast on the device, but the
+// host waits for the device in every call.
+template <bool kSynchronises>
+class BumpCuda : public Implementation {
+ public:
+  std::string_view op() const override { return "bump"; }
+  std::string_view name() const override { return kSynchronises ? "bump_cuda_sync" : "bump_cuda"; }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {}; }
+  Status Applicable(const Workload&, const Target& t) const override {
+    return t.kind == DeviceKind::kCuda ? absl::OkStatus() : absl::InvalidArgumentError("needs a CUDA device");
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  Status Run(const RunArgs& a) const override {
+    OPSCHED_RETURN_IF_ERROR(LaunchSpin(a.stream, 40000));
+    OPSCHED_RETURN_IF_ERROR(LaunchAddScalar(a.stream, a.tensors[0].data_as<float>(), a.tensors[1].data_as<float>(),
+                                            a.tensors[0].desc.numel(), 1.0f));
+    return kSynchronises ? a.stream.Synchronize() : absl::OkStatus();
+  }
+};
+
 OPSCHED_REGISTER_OP(BumpOp);
+OPSCHED_REGISTER_IMPLEMENTATION(BumpCuda<false>);
+OPSCHED_REGISTER_IMPLEMENTATION(BumpCuda<true>);
 OPSCHED_REGISTER_IMPLEMENTATION(BumpTuned);
 OPSCHED_REGISTER_IMPLEMENTATION(BumpWrong);
 OPSCHED_REGISTER_IMPLEMENTATION(BumpCrash);

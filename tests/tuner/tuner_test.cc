@@ -92,6 +92,40 @@ TEST(MeasureTest, RepeatsUntilMinimumCountAndTime) {
   EXPECT_EQ(MeasureUntil(fast, o)->repeats, 50);
 }
 
+// A device clock's samples with the host time of each call beside them.
+class HostTimedClock : public ScriptedClock {
+ public:
+  HostTimedClock(std::function<double(int)> device, std::function<double(int)> host)
+      : ScriptedClock(std::move(device)), host_(std::move(host)) {}
+  Status Sample(int count, std::vector<double>* us) override {
+    for (int i = 0; i < count; ++i) host_us_.push_back(host_(calls_ + i));
+    return ScriptedClock::Sample(count, us);
+  }
+  const std::vector<double>& host_samples() const override { return host_us_; }
+
+ private:
+  std::function<double(int)> host_;
+  std::vector<double> host_us_;
+};
+
+TEST(MeasureTest, HostTimeIsTheMedianOfTheHostSamples) {
+  MeasureOptions o;
+  o.warmups = 2;
+  o.min_repeats = 20;
+  o.min_total_ms = 0;
+  // 10 us on the device; 25 us on the host, with a slow first call.
+  HostTimedClock clock([](int) { return 10.0; }, [](int i) { return i == 0 ? 900.0 : 25.0 + (i % 2 == 0); });
+  StatusOr<Stats> s = MeasureUntil(clock, o);
+  ASSERT_TRUE(s.ok());
+  EXPECT_DOUBLE_EQ(s->median_us, 10.0);
+  EXPECT_DOUBLE_EQ(s->host_us, 25.5);  // 22 calls: 900, then 11 of 25 and 10 of 26
+  EXPECT_DOUBLE_EQ(ToProto(*s).host_us(), 25.5);
+  EXPECT_DOUBLE_EQ(FromProto(ToProto(*s)).host_us, 25.5);
+  // A clock whose samples are host times already reports none.
+  ScriptedClock cpu([](int) { return 10.0; });
+  EXPECT_DOUBLE_EQ(MeasureUntil(cpu, o)->host_us, 0.0);
+}
+
 TEST(MeasureTest, MedianIgnoresOutliersAndWarmupsAreDiscarded) {
   // The first 3 calls (warm-ups) are 100x slower; one timed repetition in 10 is an outlier.
   ScriptedClock clock([](int i) { return i < 3 ? 1e6 : (i % 10 == 0 ? 5000.0 : 100.0 + i % 3); });
@@ -176,6 +210,27 @@ TEST(EvaluatorTest, WrongResultIsRecordedAndNotTimed) {
             records::NOT_APPLICABLE);
   EXPECT_EQ(evaluator.Evaluate(Bump(), Candidate{"no_such", Config()}, o).status,
             records::NOT_APPLICABLE);
+}
+
+TEST(EvaluatorTest, HostTimeShowsACallThatWaitsForTheDevice) {
+  OPSCHED_REQUIRE_GPU();
+  StatusOr<Target> gpu = QueryTarget(Device::Cuda(0));
+  OPSCHED_ASSERT_OK(gpu.status());
+  LocalEvaluator evaluator(Registry::Global(), *gpu);
+  EvaluateOptions o;
+  o.measure = Quick();
+  o.measure.min_repeats = 20;
+  const Evaluation async = evaluator.Evaluate(Bump(), Candidate{"bump_cuda", Config()}, o);
+  const Evaluation sync = evaluator.Evaluate(Bump(), Candidate{"bump_cuda_sync", Config()}, o);
+  ASSERT_EQ(async.status, records::OK) << async.message;
+  ASSERT_EQ(sync.status, records::OK) << sync.message;
+  // Both run 40 us on the device.
+  EXPECT_GT(async.stats.median_us, 35);
+  EXPECT_GT(sync.stats.median_us, 35);
+  // Submitting takes a few microseconds; waiting takes at least the device time.
+  EXPECT_GT(async.stats.host_us, 0);
+  EXPECT_LT(async.stats.host_us, 0.5 * async.stats.median_us) << async.stats.host_us;
+  EXPECT_GE(sync.stats.host_us, sync.stats.median_us) << sync.stats.host_us;
 }
 
 TEST(EvaluatorTest, CrashAndHangEndTheWorkerNotTheSession) {
