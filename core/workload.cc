@@ -176,27 +176,39 @@ uint64_t Workload::hash() const {
   return h.value();
 }
 
-uint64_t Workload::FastHash() const {
-  size_t h = absl::HashOf(op_);
-  for (const TensorArg& t : tensors_) {
-    h = absl::HashOf(h, t.name, static_cast<int>(t.desc.dtype()),
-                     absl::MakeConstSpan(t.desc.shape()), absl::MakeConstSpan(t.desc.strides()));
+namespace {
+
+// Every field of a workload in one hash state (a state per field costs a finalisation each).
+struct HashView {
+  const Workload& w;
+  template <typename H>
+  friend H AbslHashValue(H h, const HashView& v) {
+    h = H::combine(std::move(h), v.w.op());
+    for (const TensorArg& t : v.w.tensors()) {
+      h = H::combine(std::move(h), t.name, static_cast<int>(t.desc.dtype()));
+      h = H::combine_contiguous(std::move(h), t.desc.shape().data(), t.desc.shape().size());
+      h = H::combine_contiguous(std::move(h), t.desc.strides().data(), t.desc.strides().size());
+    }
+    for (const Attr& a : v.w.attrs()) {
+      h = H::combine(std::move(h), a.name, a.value.index());
+      std::visit(
+          [&h](const auto& value) {
+            using T = std::decay_t<decltype(value)>;
+            if constexpr (std::is_same_v<T, Dims>) {
+              h = H::combine_contiguous(std::move(h), value.data(), value.size());
+            } else {
+              h = H::combine(std::move(h), value);
+            }
+          },
+          a.value);
+    }
+    return h;
   }
-  for (const Attr& a : attrs_) {
-    h = absl::HashOf(h, a.name, a.value.index());
-    std::visit(
-        [&h](const auto& v) {
-          using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, Dims>) {
-            h = absl::HashOf(h, absl::MakeConstSpan(v));
-          } else {
-            h = absl::HashOf(h, v);
-          }
-        },
-        a.value);
-  }
-  return h;
-}
+};
+
+}  // namespace
+
+uint64_t Workload::FastHash() const { return absl::HashOf(HashView{*this}); }
 
 std::vector<double> Workload::Features() const {
   std::vector<double> f;

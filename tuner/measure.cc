@@ -75,6 +75,15 @@ Status DeviceClock::Prepare() {
   return absl::OkStatus();
 }
 
+namespace {
+
+// Repetitions queued at most before the host waits for the device (DeviceClock::Sample).
+// Each queues a flush, two events and the candidate's launches: far below the depth of
+// the launch queue, and enough to keep the device busy while the host submits.
+constexpr int kHostWindow = 16;
+
+}  // namespace
+
 Status DeviceClock::Sample(int count, std::vector<double>* us) {
   OPSCHED_RETURN_IF_ERROR(Prepare());
   const Stream& stream = trial_->stream();
@@ -94,6 +103,11 @@ Status DeviceClock::Sample(int count, std::vector<double>* us) {
     ends_.push_back(std::move(b));
   }
   for (int i = 0; i < count; ++i) {
+    if (i > 0 && i % kHostWindow == 0) {
+      // Never more than a window of repetitions queued: with the device's launch queue
+      // full, the host would wait for room in every call and time the device's pace.
+      OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
+    }
     if (flush_.size() > 0) {
       // Outside the events: only the candidate's own work is timed, on a cold L2.
       OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));

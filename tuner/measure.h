@@ -55,7 +55,8 @@ StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options);
 // host side of each call: from entering the implementation to its return, with the
 // device still busy with the L2 flush queued before it. So a call that waits for the
 // device (an internal synchronising allocation) shows that wait, and a call whose
-// submission outlasts its kernels shows its overhead.
+// submission outlasts its kernels shows its overhead. At most a few repetitions are
+// queued at a time, so that the host never waits for room in the launch queue.
 class DeviceClock : public SampleClock {
  public:
   DeviceClock(Trial* trial, const Implementation* impl, Config config, const MeasureOptions& options);

@@ -219,7 +219,9 @@ TEST(EvaluatorTest, HostTimeShowsACallThatWaitsForTheDevice) {
   LocalEvaluator evaluator(Registry::Global(), *gpu);
   EvaluateOptions o;
   o.measure = Quick();
-  o.measure.min_repeats = 20;
+  // Enough repetitions to fill the device's launch queue if they were all queued at once
+  // (a flush, two events and two kernels each): the host must still time submission only.
+  o.measure.min_repeats = 400;
   const Evaluation async = evaluator.Evaluate(Bump(), Candidate{"bump_cuda", Config()}, o);
   const Evaluation sync = evaluator.Evaluate(Bump(), Candidate{"bump_cuda_sync", Config()}, o);
   ASSERT_EQ(async.status, records::OK) << async.message;
