@@ -28,7 +28,7 @@ struct Decision {
   Config config;
   Provenance provenance = Provenance::kHeuristic;
   std::string reason;        // one line, e.g. "fastest ok record: 12.30 us (grid, trial 7)"
-  double measured_us = -1;   // the record's median, when the choice came from a record
+  double measured_us = -1;   // the record's call time (records/call_time.h), when the choice came from a record
   double predicted_us = -1;  // the selector's prediction, when it has one for the choice
   size_t workspace_bytes = 0;
 };

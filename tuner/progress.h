@@ -20,7 +20,7 @@ class Progress {
   Progress(int workloads, bool enabled, std::FILE* out = stderr, int lanes = 1, std::string unit = "trials",
            std::string result = "best");
   void StartWorkload(int lane, int index, const std::string& line, int planned);
-  // After each step: steps done in the lane's workload, the best median so far (<= 0:
+  // After each step: steps done in the lane's workload, the best call time so far (<= 0:
   // none) and what achieved it (for a bench: the served choice's median so far).
   void Update(int lane, int done, double best_us, const std::string& best);
   void FinishWorkload(int lane, const std::string& summary);

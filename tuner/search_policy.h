@@ -21,7 +21,7 @@ class SearchPolicy {
   virtual std::string_view name() const = 0;
   // Up to `batch` candidates not proposed before; empty when none is left.
   virtual std::vector<size_t> Next(size_t batch) = 0;
-  // The result of candidate i: its median time, or a negative value for a failure.
+  // The result of candidate i: its call time (records/call_time.h), or a negative value for a failure.
   virtual void Observe(size_t i, double time_us) = 0;
 };
 

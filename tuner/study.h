@@ -22,8 +22,9 @@ struct StudyResult {
 };
 
 // Replays `policy` (as MakeSearchPolicy builds it, batches of `batch`) over `candidates`
-// whose results are `times_us` (> 0: median, <= 0: failed) for seeds 1..seeds, counting
-// the trials until one candidate is within `within` of the best (time <= best / within).
+// whose results are `times_us` (> 0: call time, records/call_time.h; <= 0: failed) for
+// seeds 1..seeds, counting the trials until one candidate is within `within` of the best
+// (time <= best / within).
 // An error when no candidate succeeded or the policy is unknown.
 StatusOr<StudyResult> ReplaySearch(std::string_view policy, const Workload& workload,
                                    const std::vector<Candidate>& candidates,
