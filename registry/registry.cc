@@ -1,7 +1,6 @@
 #include "registry/registry.h"
 
 #include "core/format.h"
-
 #include "core/log.h"
 
 namespace opsched {
@@ -11,41 +10,38 @@ Registry& Registry::Global() {
   return *registry;
 }
 
+namespace {
+
+// Adds `value` under `key` unless the key is taken; `twice` (a format with one {} for
+// the key) says what a second registration is.
+template <typename Map, typename T>
+Status AddOnce(Map& map, std::string key, std::unique_ptr<T> value, std::string_view twice) {
+  if (map.count(key)) return absl::AlreadyExistsError(fmt::format(fmt::runtime(twice), key));
+  map.emplace(std::move(key), std::move(value));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 Status Registry::AddOp(std::unique_ptr<OpDef> op) {
   std::string name(op->name());
-  if (ops_.count(name)) {
-    return absl::AlreadyExistsError(fmt::format("op '{}' is registered twice", name));
-  }
-  ops_.emplace(std::move(name), std::move(op));
-  return absl::OkStatus();
+  return AddOnce(ops_, std::move(name), std::move(op), "op '{}' is registered twice");
 }
 
 Status Registry::AddImplementation(std::unique_ptr<Implementation> implementation) {
   std::string name(implementation->name());
-  if (implementations_.count(name)) {
-    return absl::AlreadyExistsError(
-        fmt::format("implementation '{}' is registered twice", name));
-  }
-  implementations_.emplace(std::move(name), std::move(implementation));
-  return absl::OkStatus();
+  return AddOnce(implementations_, std::move(name), std::move(implementation),
+                 "implementation '{}' is registered twice");
 }
 
 Status Registry::AddStrategy(std::unique_ptr<Strategy> strategy) {
-  std::string op = strategy->op();
-  if (strategies_.count(op)) {
-    return absl::AlreadyExistsError(fmt::format("op '{}' has two strategies", op));
-  }
-  strategies_.emplace(std::move(op), std::move(strategy));
-  return absl::OkStatus();
+  std::string op(strategy->op());
+  return AddOnce(strategies_, std::move(op), std::move(strategy), "op '{}' has two strategies");
 }
 
 Status Registry::AddDeviceVerification(std::unique_ptr<DeviceVerification> verification) {
   std::string op(verification->op());
-  if (verifications_.count(op)) {
-    return absl::AlreadyExistsError(fmt::format("op '{}' has two device verifications", op));
-  }
-  verifications_.emplace(std::move(op), std::move(verification));
-  return absl::OkStatus();
+  return AddOnce(verifications_, std::move(op), std::move(verification), "op '{}' has two device verifications");
 }
 
 const DeviceVerification* Registry::FindDeviceVerification(std::string_view op) const {

@@ -49,9 +49,10 @@ TEST_F(DispatcherTest, RegistryListsAndRefusesDuplicates) {
   testing::ScaleRuns other;
   Registry again;
   testing::RegisterScaleOp(&again, &other);
-  EXPECT_EQ(again.AddStrategy(std::make_unique<Strategy>("scale", std::vector<StrategyRule>{}))
-                .code(),
-            StatusCode::kAlreadyExists);
+  const Status twice = again.AddStrategy(std::make_unique<Strategy>("scale", std::vector<StrategyRule>{}));
+  EXPECT_EQ(twice.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(twice.message(), "op 'scale' has two strategies");
+  EXPECT_NE(again.FindStrategy("scale"), nullptr);  // the first one stays
   EXPECT_EQ(registry_.FindImplementation("nope"), nullptr);
   EXPECT_FALSE(registry_.ParseCanonical("nosuchop x=f32[4]").ok());
   EXPECT_NE(registry_.ParseCanonical("scale x=f32[4]")->FindAttr("factor"), nullptr);
