@@ -2,6 +2,7 @@
 
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/portability.h"
+#include "core/half.h"
 
 #include <string>
 
@@ -35,7 +36,26 @@ __global__ void AddScalarKernel(const float* x, float* y, int64_t n, float delta
   if (i < n) y[i] = x[i] + delta;
 }
 
+__global__ void ConversionsKernel(const float* x, uint16_t* half, uint16_t* bf16, const uint16_t* bits, float* back,
+                                  int64_t n) {
+  int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i < n) {
+    half[i] = FloatToHalf(x[i]);
+    bf16[i] = FloatToBf16(x[i]);
+    back[i] = HalfToFloat(bits[i]);
+  }
+}
+
 }  // namespace
+
+Status LaunchConversions(const Stream& stream, const float* x, uint16_t* half, uint16_t* bf16,
+                         const uint16_t* bits, float* back, int64_t n) {
+  if (n == 0) return absl::OkStatus();
+  const int64_t blocks = (n + 255) / 256;
+  ConversionsKernel<<<static_cast<unsigned>(blocks), 256, 0, static_cast<gpuStream_t>(stream.native())>>>(
+      x, half, bf16, bits, back, n);
+  return gpu::LastLaunchError("ConversionsKernel");
+}
 
 Status LaunchSpin(const Stream& stream, int64_t nanoseconds) {
   uint64_t ticks_per_ms = 0;

@@ -6,6 +6,7 @@
 
 #include "core/buffer.h"
 #include "core/event.h"
+#include "core/half.h"
 #include "core/gpu/gpu_backend.h"
 #include "core/stream.h"
 #include "core/target.h"
@@ -53,6 +54,76 @@ TEST(GpuRuntimeTest, BufferRoundTripThroughAKernel) {
   // Copies past the end are refused without touching memory.
   EXPECT_EQ(buffer->CopyToHost(back.data(), 8, n * sizeof(float) - 4).code(),
             StatusCode::kOutOfRange);
+}
+
+// The device converts f16/bf16 with hardware instructions, the host with bit
+// manipulation (core/half.h): both must round alike. Every f16 bit pattern back to float,
+// and floats around every rounding boundary (halfway cases, subnormals, overflow, zeros,
+// infinities) to f16 and bf16, bit for bit except a NaN's payload.
+TEST(GpuRuntimeTest, DeviceHalfConversionsMatchTheHost) {
+  OPSCHED_REQUIRE_GPU();
+  std::vector<float> x;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float v = HalfToFloat(static_cast<uint16_t>(h));
+    const uint32_t u = FloatBits(v);
+    // The value, its neighbours, and the midpoints towards the next f16 and bf16 values.
+    for (uint32_t d : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x7fffu, 0x8000u, 0x8001u}) {
+      x.push_back(BitsFloat(u + d));
+      x.push_back(BitsFloat(u - d));
+    }
+  }
+  for (float v : {0.0f, -0.0f, 65504.0f, 65519.99f, 65520.0f, 1e30f, -1e30f, 5.9604645e-8f, 2.9802322e-8f,
+                  2.9802326e-8f, 1e-40f, 3.3895314e38f, 3.4028235e38f}) {
+    x.push_back(v);
+  }
+  x.push_back(BitsFloat(0x7f800000u));
+  x.push_back(BitsFloat(0xff800000u));
+  x.push_back(BitsFloat(0x7fc00000u));
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<uint16_t> bits(n);
+  for (int64_t i = 0; i < n; ++i) bits[i] = static_cast<uint16_t>(i);
+  const Device gpu = FirstGpu();
+  auto in = Buffer::Allocate(gpu, n * sizeof(float));
+  auto half = Buffer::Allocate(gpu, n * 2), bf16 = Buffer::Allocate(gpu, n * 2), pattern = Buffer::Allocate(gpu, n * 2);
+  auto back = Buffer::Allocate(gpu, n * sizeof(float));
+  ASSERT_TRUE(in.ok() && half.ok() && bf16.ok() && pattern.ok() && back.ok());
+  OPSCHED_ASSERT_OK(in->CopyFromHost(x.data(), n * sizeof(float)));
+  OPSCHED_ASSERT_OK(pattern->CopyFromHost(bits.data(), n * 2));
+  StatusOr<Stream> stream = Stream::Create(gpu);
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  OPSCHED_ASSERT_OK(testing::LaunchConversions(*stream, static_cast<const float*>(in->data()),
+                                               static_cast<uint16_t*>(half->data()), static_cast<uint16_t*>(bf16->data()),
+                                               static_cast<const uint16_t*>(pattern->data()),
+                                               static_cast<float*>(back->data()), n));
+  OPSCHED_ASSERT_OK(stream->Synchronize());
+  std::vector<uint16_t> got_half(n), got_bf16(n);
+  std::vector<float> got_back(n);
+  OPSCHED_ASSERT_OK(half->CopyToHost(got_half.data(), n * 2));
+  OPSCHED_ASSERT_OK(bf16->CopyToHost(got_bf16.data(), n * 2));
+  OPSCHED_ASSERT_OK(back->CopyToHost(got_back.data(), n * sizeof(float)));
+  auto half_nan = [](uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; };
+  auto bf16_nan = [](uint16_t h) { return (h & 0x7f80u) == 0x7f80u && (h & 0x7fu) != 0; };
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n && bad < 10; ++i) {
+    const uint16_t want_half = FloatToHalf(x[i]), want_bf16 = FloatToBf16(x[i]);
+    if (got_half[i] != want_half && !(half_nan(got_half[i]) && half_nan(want_half))) {
+      ADD_FAILURE() << "f16 of " << x[i] << " (bits " << std::hex << FloatBits(x[i]) << "): device " << got_half[i]
+                    << ", host " << want_half;
+      ++bad;
+    }
+    if (got_bf16[i] != want_bf16 && !(bf16_nan(got_bf16[i]) && bf16_nan(want_bf16))) {
+      ADD_FAILURE() << "bf16 of " << x[i] << " (bits " << std::hex << FloatBits(x[i]) << "): device " << got_bf16[i]
+                    << ", host " << want_bf16;
+      ++bad;
+    }
+    const float want_back = HalfToFloat(bits[i]);
+    if (FloatBits(got_back[i]) != FloatBits(want_back) && !(got_back[i] != got_back[i] && want_back != want_back)) {
+      ADD_FAILURE() << "float of f16 bits " << std::hex << bits[i] << ": device " << got_back[i] << ", host "
+                    << want_back;
+      ++bad;
+    }
+  }
+  EXPECT_EQ(bad, 0);
 }
 
 TEST(GpuRuntimeTest, EventsTimeWorkOnAStream) {
