@@ -30,6 +30,9 @@ enum class OpCode : uint8_t {
   kLoad = 0,   // slot[dst] = input[a][offset]
   kConst = 1,  // slot[dst] = value
   kStore = 2,  // output[dst][offset] = slot[a]
+  // The accumulator form only (pointwise_accumulator.h):
+  kFetch = 3,  // acc = spill[slot]
+  kSpill = 4,  // spill[slot] = acc
   // unary: slot[dst] = f(slot[a])
   kNeg = 10,
   kAbs = 11,

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ops/pointwise/pointwise_accumulate.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_def.h"
 
@@ -49,6 +50,7 @@ StatusOr<std::shared_ptr<const Compiled>> Build(const Workload& w) {
   }
   if (!canonical) return absl::InvalidArgumentError("pointwise: workload is not canonical");
   OPSCHED_ASSIGN_OR_RETURN(c->bytecode, Compile(c->program, c->inputs, c->outputs));
+  OPSCHED_ASSIGN_OR_RETURN(c->accumulator, ToAccumulatorForm(c->bytecode));
   return std::shared_ptr<const Compiled>(std::move(c));
 }
 

@@ -2,8 +2,8 @@
 //   pointwise_cpu_unfused      one pass over every element per operation, intermediates in
 //                              f32 workspace buffers (one per bytecode slot), outputs
 //                              written by a final pass each: how an eager framework runs it.
-//   pointwise_cpu_interpreted  one pass running the bytecode per element (the same
-//                              RunElement a device kernel runs).
+//   pointwise_cpu_interpreted  one pass running the program per element in its
+//                              accumulator form (RunAccumulated, pointwise_interpret.h).
 #include <algorithm>
 #include <vector>
 
@@ -132,7 +132,7 @@ class PointwiseCpuInterpreted : public PointwiseCpuBase {
     cpu::Parallel(bc.numel, a.config.GetInt("chunk", 65536), threads, [&](int64_t begin, int64_t end) {
       cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
         for (int64_t k = 0; k < count; ++k) {
-          RunElement(bc, p, off);
+          RunAccumulated(bc, c->accumulator, p, off);
           for (int t = 0; t < tensors; ++t) off[t] += inner[t];
         }
       });

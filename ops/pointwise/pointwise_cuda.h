@@ -1,12 +1,13 @@
 // Pointwise kernels on the GPU (CUDA, and a HIP compile check). Launchers queue work on
 // a stream and return the launch error; none synchronises the host.
-//   LaunchInterpreted  one prebuilt kernel running the bytecode (pointwise_bytecode.h).
-//                      Private slots: each thread takes `vector` consecutive elements at
-//                      a time (16-byte loads and stores where a tensor is contiguous there
+//   LaunchInterpreted  one prebuilt kernel running the program. Private slots: the
+//                      accumulator form (pointwise_accumulator.h) with the accumulator in
+//                      registers; each thread takes `vector` consecutive elements at a
+//                      time (16-byte loads and stores where a tensor is contiguous there
 //                      and aligned, a broadcast input read once), `items` such groups per
-//                      grid step. Shared slots: a block runs each instruction over a tile
-//                      of block * vector elements kept in shared memory. Grid-stride over
-//                      the iteration space either way.
+//                      grid step. Shared slots: a block runs each bytecode instruction over
+//                      a tile of block * vector elements kept in shared memory. Grid-stride
+//                      over the iteration space either way.
 //   LaunchChain        templated kernels for the chains of pointwise_match.h: no bytecode,
 //                      every input periodic in the row-major output order.
 #pragma once
@@ -15,6 +16,7 @@
 #include <cstdint>
 
 #include "core/gpu/portability.h"
+#include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_bytecode.h"
 
 namespace opsched::pointwise::gpu_kernels {
@@ -23,10 +25,14 @@ struct LaunchConfig {
   int block = 256;
   int vector = 4;  // 1, 2, 4 or 8 consecutive elements per thread and group
   int items = 1;   // groups per thread and grid step
-  // The interpreter's slots: false, private arrays of each thread (V lanes wide); true, a
-  // shared-memory tile of block * vector elements (vector elements per thread, strided).
+  // The interpreter's slots: false, the accumulator form (registers and a private spill
+  // array, V lanes wide); true, a shared-memory tile of block * vector elements (vector
+  // elements per thread, strided) running the bytecode.
   bool shared_slots = false;
 };
+
+// The private-slot interpreter's largest block (its kernel's launch bound).
+inline constexpr int kMaxInterpretedBlock = 512;
 
 // The shared-memory tile's size; at most kMaxTileSharedBytes (no opt-in beyond 48 KiB).
 inline constexpr size_t kMaxTileSharedBytes = 48 * 1024;
@@ -34,8 +40,9 @@ size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c);
 
 // Whether `vector` consecutive elements stay within one run of the innermost dimension.
 bool VectorFits(const Bytecode& bc, int vector);
-gpuError_t LaunchInterpreted(const Bytecode& bc, const TensorPointers& p, const LaunchConfig& c,
-                             gpuStream_t stream);
+// `code` is `bc` in accumulator form (ToAccumulatorForm).
+gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
+                             const LaunchConfig& c, gpuStream_t stream);
 
 // The chains (numbering shared with pointwise_cuda_impls.cc).
 enum class ChainKind : int { kBiasAct = 0, kScaleResidual = 1, kScaleResidualConst = 2, kActivation = 3, kLstmCell = 4 };

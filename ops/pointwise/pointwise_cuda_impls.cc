@@ -9,6 +9,7 @@
 // thread and grid step), and for the interpreter where its slots live (shared).
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
+#include "ops/pointwise/pointwise_accumulate.h"
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
@@ -64,8 +65,8 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   }
   Status Run(const RunArgs& a) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    return Launched(k::LaunchInterpreted(c->bytecode, PointersOf(a, c->bytecode), LaunchConfigOf(a.config),
-                                         StreamOf(a)));
+    return Launched(k::LaunchInterpreted(c->bytecode, c->accumulator, PointersOf(a, c->bytecode),
+                                         LaunchConfigOf(a.config), StreamOf(a)));
   }
 };
 
@@ -219,7 +220,8 @@ class PointwiseCudaUnfused : public PointwiseGpu {
       node.code[code++] = store;
       node.num_instructions = code;
       node.num_slots = 2;
-      return Launched(k::LaunchInterpreted(node, p, launch, StreamOf(a)));
+      OPSCHED_ASSIGN_OR_RETURN(AccCode node_code, ToAccumulatorForm(node));
+      return Launched(k::LaunchInterpreted(node, node_code, p, launch, StreamOf(a)));
     };
     for (int i = 0; i < bc.num_instructions; ++i) {
       const Instruction& in = bc.code[i];

@@ -1,72 +1,189 @@
-// The interpreted-fused pointwise kernel: one prebuilt kernel runs any program's
-// bytecode (pointwise_bytecode.h). A thread takes V consecutive elements of one run of
-// the innermost dimension, runs every instruction over those V lanes (slots V wide, so
-// an instruction's dispatch is paid once per V elements), loads a contiguous input with
-// one packed load, reads a broadcast input once, and writes each output with one
-// packed store; grid-stride over the groups. Indices are 32-bit when the iteration
-// space allows.
+// The interpreted-fused pointwise kernels: one prebuilt kernel runs any program.
+//
+// AccumulatorKernel runs the accumulator form (pointwise_accumulator.h). A thread takes V
+// consecutive elements of one run of the innermost dimension and runs every instruction
+// over those V lanes: the accumulator is V floats in registers (never indexed at run
+// time), and so are up to kRegisterSpillSlots spill slots (larger programs spill to the
+// thread's local memory). An instruction's dispatch, a warp-uniform switch over its dense
+// key, is paid once per V elements; the kernel's parameters are read in place
+// (__grid_constant__), never copied per thread. A contiguous
+// input is one packed load, a broadcast input is read once, each output one packed store;
+// the element's coordinates are kept in registers and each tensor's offset is formed from
+// them where it is loaded or stored. Grid-stride over the groups; indices are 32-bit when
+// the iteration space allows.
+//
+// TileKernel (the `shared` knob) runs the bytecode with its slots in shared memory.
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_cuda_common.cuh"
 
 namespace opsched::pointwise::gpu_kernels {
 namespace {
 
-template <typename Index>
-__device__ inline void OffsetsOf(const Bytecode& bc, Index linear, int tensors, int64_t* off) {
-  for (int t = 0; t < tensors; ++t) off[t] = 0;
-  for (int d = bc.rank - 1; d >= 0; --d) {
-    const Index size = static_cast<Index>(bc.shape[d]);
-    const Index c = linear % size;
-    linear /= size;
-    for (int t = 0; t < tensors; ++t) off[t] += static_cast<int64_t>(c) * bc.strides[t][d];
+#if defined(OPSCHED_CUDA)
+// Kernel parameters read in place (indexed at run time) instead of copied to local memory.
+#define OPSCHED_GRID_CONSTANT __grid_constant__
+#else
+#define OPSCHED_GRID_CONSTANT
+#endif
+
+// The spill slots, V lanes each. Few slots live in registers: a slot is picked by
+// comparing its (warp-uniform) number with each constant index, so no array is indexed
+// at run time. Many slots live in the thread's local memory.
+template <int S, int V, bool kInRegisters = (S <= kRegisterSpillSlots)>
+struct SpillSlots {
+  float r[S][V];
+  __device__ void Get(int slot, float* out) const {
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = r[0][e];
+#pragma unroll
+    for (int s = 1; s < S; ++s) {
+      if (slot == s) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) out[e] = r[s][e];
+      }
+    }
+  }
+  __device__ void Put(int slot, const float* in) {
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+      if (slot == s) {
+#pragma unroll
+        for (int e = 0; e < V; ++e) r[s][e] = in[e];
+      }
+    }
+  }
+};
+
+template <int S, int V>
+struct SpillSlots<S, V, false> {
+  float r[S][V];
+  __device__ void Get(int slot, float* out) const {
+#pragma unroll
+    for (int e = 0; e < V; ++e) out[e] = r[slot][e];
+  }
+  __device__ void Put(int slot, const float* in) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) r[slot][e] = in[e];
+  }
+};
+
+template <int V, typename F>
+__device__ inline void Each(float* acc, F f) {
+#pragma unroll
+  for (int e = 0; e < V; ++e) acc[e] = f(acc[e]);
+}
+
+// acc = acc op X, or X op acc; X an immediate or a spill slot.
+template <int V, int S, typename F>
+__device__ inline void EachPair(const AccInstruction& in, const SpillSlots<S, V>& spill, float* acc, F f) {
+  float x[V];
+  if (in.mode & kOperandImmediate) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) x[e] = in.value;
+  } else {
+    spill.Get(in.slot, x);
+  }
+  if (in.mode & kOperandFirst) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = f(x[e], acc[e]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = f(acc[e], x[e]);
   }
 }
 
-template <int V, typename Index>
-__global__ void __launch_bounds__(1024) InterpretKernel(const Bytecode bc, const TensorPointers p) {
-  const int tensors = bc.num_inputs + bc.num_outputs;
+// Tensor t's offset at the coordinates `coord` (row-major over bc.shape).
+template <typename Index>
+__device__ inline int64_t OffsetAt(const Bytecode& bc, int t, const Index (&coord)[kMaxRank]) {
+  int64_t off = 0;
+#pragma unroll
+  for (int d = 0; d < kMaxRank; ++d) {
+    if (d < bc.rank) off += static_cast<int64_t>(coord[d]) * bc.strides[t][d];
+  }
+  return off;
+}
+
+// At most 512 threads a block (the knob's largest), so a thread may keep 128 registers:
+// eight lanes of accumulator, operand and four spill slots fit without spilling.
+template <int V, int S, typename Index>
+__global__ void __launch_bounds__(kMaxInterpretedBlock)
+    AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
+                      const OPSCHED_GRID_CONSTANT TensorPointers p) {
   const int inner_dim = bc.rank - 1;
   const Index groups = static_cast<Index>(bc.numel / V);
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
-    int64_t off[kMaxTensors];
-    OffsetsOf<Index>(bc, g * V, tensors, off);
-    float s[kMaxSlots][V];
-    for (int k = 0; k < bc.num_instructions; ++k) {
-      const Instruction in = bc.code[k];
-      float* d = s[in.dst];
-      switch (in.op) {
-        case OpCode::kLoad:
-          LoadRun<V>(bc.types[in.a], p.data[in.a], off[in.a], inner_dim >= 0 ? bc.strides[in.a][inner_dim] : 0, d);
-          break;
-        case OpCode::kConst:
+    // Coordinates of the group's first element; the outermost needs no division.
+    Index coord[kMaxRank];
+    Index linear = g * V;
 #pragma unroll
-          for (int e = 0; e < V; ++e) d[e] = in.value;
+    for (int d = kMaxRank - 1; d >= 0; --d) {
+      coord[d] = 0;
+      if (d == 0) {
+        coord[0] = linear;
+      } else if (d < bc.rank) {
+        const Index size = static_cast<Index>(bc.shape[d]);
+        coord[d] = linear % size;
+        linear /= size;
+      }
+    }
+    float acc[V];
+    SpillSlots<S, V> spill;
+    for (int k = 0; k < code.num_instructions; ++k) {
+      const AccInstruction in = code.code[k];
+#define OPSCHED_UNARY_CASE(OP)                                      \
+  case DispatchKey(OpCode::OP):                                     \
+    Each<V>(acc, [](float v) { return Unary(OpCode::OP, v); }); \
+    break;
+#define OPSCHED_BINARY_CASE(OP)                                                                 \
+  case DispatchKey(OpCode::OP):                                                                 \
+    EachPair<V, S>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
+    break;
+      switch (in.key) {
+        case DispatchKey(OpCode::kLoad):
+          LoadRun<V>(bc.types[in.slot], p.data[in.slot], OffsetAt<Index>(bc, in.slot, coord),
+                     inner_dim >= 0 ? bc.strides[in.slot][inner_dim] : 0, acc);
           break;
-        case OpCode::kStore: {
-          const int t = bc.num_inputs + in.dst;
-          StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), off[t], s[in.a]);
+        case DispatchKey(OpCode::kConst):
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[e] = in.value;
+          break;
+        case DispatchKey(OpCode::kStore): {
+          const int t = bc.num_inputs + in.slot;
+          StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), OffsetAt<Index>(bc, t, coord), acc);
           break;
         }
-        default:
-          if (IsBinary(in.op)) {
-            float a[V], b[V];
-#pragma unroll
-            for (int e = 0; e < V; ++e) {
-              a[e] = s[in.a][e];
-              b[e] = s[in.b][e];
-            }
-#pragma unroll
-            for (int e = 0; e < V; ++e) d[e] = Binary(in.op, a[e], b[e]);
-          } else {
-            float a[V];
-#pragma unroll
-            for (int e = 0; e < V; ++e) a[e] = s[in.a][e];
-#pragma unroll
-            for (int e = 0; e < V; ++e) d[e] = Unary(in.op, a[e]);
-          }
+        case DispatchKey(OpCode::kFetch):
+          spill.Get(in.slot, acc);
+          break;
+        case DispatchKey(OpCode::kSpill):
+          spill.Put(in.slot, acc);
+          break;
+        OPSCHED_UNARY_CASE(kNeg)
+        OPSCHED_UNARY_CASE(kAbs)
+        OPSCHED_UNARY_CASE(kExp)
+        OPSCHED_UNARY_CASE(kLog)
+        OPSCHED_UNARY_CASE(kSqrt)
+        OPSCHED_UNARY_CASE(kRsqrt)
+        OPSCHED_UNARY_CASE(kRelu)
+        OPSCHED_UNARY_CASE(kGelu)
+        OPSCHED_UNARY_CASE(kGeluTanh)
+        OPSCHED_UNARY_CASE(kSigmoid)
+        OPSCHED_UNARY_CASE(kTanh)
+        OPSCHED_UNARY_CASE(kSilu)
+        OPSCHED_UNARY_CASE(kCastF16)
+        OPSCHED_UNARY_CASE(kCastBF16)
+        OPSCHED_BINARY_CASE(kAdd)
+        OPSCHED_BINARY_CASE(kSub)
+        OPSCHED_BINARY_CASE(kMul)
+        OPSCHED_BINARY_CASE(kDiv)
+        OPSCHED_BINARY_CASE(kMax)
+        OPSCHED_BINARY_CASE(kMin)
+        default:  // kCastF32: the identity
           break;
       }
+#undef OPSCHED_UNARY_CASE
+#undef OPSCHED_BINARY_CASE
     }
   }
 }
@@ -124,13 +241,16 @@ __global__ void __launch_bounds__(1024) TileKernel(const Bytecode bc, const Tens
 }
 
 template <int V>
-gpuError_t Launch(const Bytecode& bc, const TensorPointers& p, const LaunchConfig& c, gpuStream_t stream) {
+gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
+                  gpuStream_t stream) {
   const int64_t groups = bc.numel / V;
   const unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
-  if (bc.numel < (int64_t(1) << 31)) {
-    InterpretKernel<V, uint32_t><<<grid, c.block, 0, stream>>>(bc, p);
+  if (bc.numel >= (int64_t(1) << 31)) {
+    AccumulatorKernel<V, kMaxSlots, int64_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+  } else if (code.num_spills <= kRegisterSpillSlots) {
+    AccumulatorKernel<V, kRegisterSpillSlots, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
   } else {
-    InterpretKernel<V, int64_t><<<grid, c.block, 0, stream>>>(bc, p);
+    AccumulatorKernel<V, kMaxSlots, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
   }
   return gpuGetLastError();
 }
@@ -147,8 +267,8 @@ size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c) {
   return static_cast<size_t>(bc.num_slots > 0 ? bc.num_slots : 1) * c.block * c.vector * sizeof(float);
 }
 
-gpuError_t LaunchInterpreted(const Bytecode& bc, const TensorPointers& p, const LaunchConfig& c,
-                             gpuStream_t stream) {
+gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
+                             const LaunchConfig& c, gpuStream_t stream) {
   if (bc.numel == 0) return gpuSuccess;
   if (c.shared_slots) {
     const size_t shared = TileSharedBytes(bc, c);
@@ -161,12 +281,13 @@ gpuError_t LaunchInterpreted(const Bytecode& bc, const TensorPointers& p, const 
     }
     return gpuGetLastError();
   }
+  if (c.block > kMaxInterpretedBlock) return gpuErrorInvalidValue;  // AccumulatorKernel's launch bound
   const int vector = VectorFits(bc, c.vector) ? c.vector : 1;
   switch (vector) {
-    case 2: return Launch<2>(bc, p, c, stream);
-    case 4: return Launch<4>(bc, p, c, stream);
-    case 8: return Launch<8>(bc, p, c, stream);
-    default: return Launch<1>(bc, p, c, stream);
+    case 2: return Launch<2>(bc, code, p, c, stream);
+    case 4: return Launch<4>(bc, code, p, c, stream);
+    case 8: return Launch<8>(bc, code, p, c, stream);
+    default: return Launch<1>(bc, code, p, c, stream);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "core/close_bound.h"
 #include "core/status.h"
 #include "core/workload.h"
+#include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_bytecode.h"
 #include "ops/pointwise/pointwise_expr.h"
 
@@ -23,6 +24,7 @@ namespace opsched::pointwise {
 struct Compiled {
   Program program;
   Bytecode bytecode;
+  AccCode accumulator;  // the bytecode in accumulator form
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
 };

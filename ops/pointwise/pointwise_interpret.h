@@ -1,10 +1,13 @@
 // The bytecode interpreter's core, header-only and OPSCHED_HD so that the CPU loop and a
 // device kernel (one thread per element, grid-stride) run the very same code:
 //   for each element i: Offsets(bc, i, offsets); RunElement(bc, pointers, offsets);
+// RunAccumulated runs the accumulator form (pointwise_accumulator.h) of the same program,
+// with the same result bit for bit.
 #pragma once
 
 #include <cstdint>
 
+#include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_bytecode.h"
 #include "ops/pointwise/pointwise_math.h"
 
@@ -41,6 +44,35 @@ OPSCHED_HD inline void RunElement(const Bytecode& bc, const TensorPointers& p, c
       }
       default:
         slot[in.dst] = IsBinary(in.op) ? Binary(in.op, slot[in.a], slot[in.b]) : Unary(in.op, slot[in.a]);
+        break;
+    }
+  }
+}
+
+// Runs the accumulator form `code` of `bc` for one element.
+OPSCHED_HD inline void RunAccumulated(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
+                                      const int64_t* offsets) {
+  float acc = 0;
+  float spill[kMaxSlots];
+  for (int k = 0; k < code.num_instructions; ++k) {
+    const AccInstruction in = code.code[k];
+    switch (in.op) {
+      case OpCode::kLoad: acc = LoadElement(bc.types[in.slot], p.data[in.slot], offsets[in.slot]); break;
+      case OpCode::kConst: acc = in.value; break;
+      case OpCode::kFetch: acc = spill[in.slot]; break;
+      case OpCode::kSpill: spill[in.slot] = acc; break;
+      case OpCode::kStore: {
+        const int t = bc.num_inputs + in.slot;
+        StoreElement(bc.types[t], const_cast<void*>(p.data[t]), offsets[t], acc);
+        break;
+      }
+      default:
+        if (IsBinary(in.op)) {
+          const float x = (in.mode & kOperandImmediate) ? in.value : spill[in.slot];
+          acc = (in.mode & kOperandFirst) ? Binary(in.op, x, acc) : Binary(in.op, acc, x);
+        } else {
+          acc = Unary(in.op, acc);
+        }
         break;
     }
   }

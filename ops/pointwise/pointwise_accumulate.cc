@@ -1,0 +1,224 @@
+#include "ops/pointwise/pointwise_accumulate.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/format.h"
+#include "ops/pointwise/pointwise_math.h"
+
+namespace opsched::pointwise {
+namespace {
+
+uint32_t Bit(int slot) { return uint32_t{1} << slot; }
+
+// live_after[k]: the slots whose value after bytecode instruction k is read later.
+void Liveness(const Bytecode& bc, uint32_t* live_after) {
+  uint32_t live = 0;
+  for (int k = bc.num_instructions - 1; k >= 0; --k) {
+    live_after[k] = live;
+    const Instruction& in = bc.code[k];
+    if (in.op == OpCode::kStore) {
+      live |= Bit(in.a);
+      continue;
+    }
+    live &= ~Bit(in.dst);
+    if (IsUnary(in.op) || IsBinary(in.op)) live |= Bit(in.a);
+    if (IsBinary(in.op)) live |= Bit(in.b);
+  }
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const Bytecode& bc) : bc_(bc) { Liveness(bc, live_after_); }
+
+  StatusOr<AccCode> Run() {
+    for (int k = 0; k < bc_.num_instructions; ++k) {
+      k_ = k;
+      const Instruction& in = bc_.code[k];
+      switch (in.op) {
+        case OpCode::kConst:
+          if (acc_ == in.dst) acc_ = -1;
+          Forget(in.dst);
+          constant_[in.dst] = true;
+          value_[in.dst] = in.value;
+          break;
+        case OpCode::kLoad:
+          OPSCHED_RETURN_IF_ERROR(Preserve(in.dst));
+          OPSCHED_RETURN_IF_ERROR(Emit(OpCode::kLoad, in.a));
+          Define(in.dst);
+          break;
+        case OpCode::kStore:
+          OPSCHED_RETURN_IF_ERROR(Bring(in.a, -1));
+          OPSCHED_RETURN_IF_ERROR(Emit(OpCode::kStore, in.dst));
+          break;
+        default:
+          OPSCHED_RETURN_IF_ERROR(IsBinary(in.op) ? BinaryOp(in) : UnaryOp(in));
+          break;
+      }
+      // Spill slots of values no longer needed are free again.
+      for (int s = 0; s < kMaxSlots; ++s) {
+        if (!(live_after_[k] & Bit(s))) Release(s);
+      }
+    }
+    return code_;
+  }
+
+ private:
+  Status UnaryOp(const Instruction& in) {
+    OPSCHED_RETURN_IF_ERROR(Bring(in.a, in.dst));
+    OPSCHED_RETURN_IF_ERROR(Preserve(in.dst));
+    OPSCHED_RETURN_IF_ERROR(Emit(in.op, 0));
+    Define(in.dst);
+    return absl::OkStatus();
+  }
+
+  Status BinaryOp(const Instruction& in) {
+    int other = in.b;
+    uint8_t mode = 0;
+    if (acc_ == in.b && acc_ != in.a) {
+      other = in.a;
+      mode = kOperandFirst;
+    } else {
+      OPSCHED_RETURN_IF_ERROR(Bring(in.a, in.dst));
+    }
+    AccInstruction op;
+    op.op = in.op;
+    if (constant_[other]) {
+      op.mode = mode | kOperandImmediate;
+      op.value = value_[other];
+    } else {
+      if (spill_of_[other] < 0) {
+        if (acc_ != other) return Malformed(other);
+        OPSCHED_RETURN_IF_ERROR(Spill());  // x op x
+      }
+      op.mode = mode;
+      op.slot = static_cast<uint8_t>(spill_of_[other]);
+    }
+    OPSCHED_RETURN_IF_ERROR(Preserve(in.dst));
+    OPSCHED_RETURN_IF_ERROR(Push(op));
+    Define(in.dst);
+    return absl::OkStatus();
+  }
+
+  // Makes the accumulator hold slot s's value (dst: the slot the current instruction
+  // writes, whose old value is dead).
+  Status Bring(int s, int dst) {
+    if (acc_ == s) return absl::OkStatus();
+    OPSCHED_RETURN_IF_ERROR(Preserve(dst));
+    if (constant_[s]) {
+      AccInstruction c;
+      c.op = OpCode::kConst;
+      c.value = value_[s];
+      OPSCHED_RETURN_IF_ERROR(Push(c));
+    } else if (spill_of_[s] >= 0) {
+      OPSCHED_RETURN_IF_ERROR(Emit(OpCode::kFetch, spill_of_[s]));
+    } else {
+      return Malformed(s);
+    }
+    acc_ = s;
+    return absl::OkStatus();
+  }
+
+  // Before the accumulator is overwritten: spills its value if a later instruction
+  // reads it and it is not kept elsewhere.
+  Status Preserve(int dst) {
+    if (acc_ < 0 || acc_ == dst || !(live_after_[k_] & Bit(acc_))) return absl::OkStatus();
+    if (constant_[acc_] || spill_of_[acc_] >= 0) return absl::OkStatus();
+    return Spill();
+  }
+
+  // The accumulator's value to the lowest free spill slot (at most kMaxSlots values are
+  // live at once, so one is free).
+  Status Spill() {
+    int free = 0;
+    while (free < kMaxSlots && (busy_ & Bit(free))) ++free;
+    if (free == kMaxSlots) return absl::InternalError("pointwise: more live values than spill slots");
+    busy_ |= Bit(free);
+    spill_of_[acc_] = free;
+    code_.num_spills = std::max(code_.num_spills, free + 1);
+    return Emit(OpCode::kSpill, free);
+  }
+
+  // Slot `dst` now holds the accumulator's new value.
+  void Define(int dst) {
+    Forget(dst);
+    acc_ = dst;
+  }
+
+  void Forget(int s) {
+    Release(s);
+    constant_[s] = false;
+  }
+
+  void Release(int s) {
+    if (spill_of_[s] >= 0) busy_ &= ~Bit(spill_of_[s]);
+    spill_of_[s] = -1;
+  }
+
+  Status Emit(OpCode op, int slot) {
+    AccInstruction in;
+    in.op = op;
+    in.slot = static_cast<uint8_t>(slot);
+    return Push(in);
+  }
+
+  Status Push(const AccInstruction& in) {
+    if (code_.num_instructions >= kMaxAccInstructions) {
+      return absl::InternalError("pointwise: the accumulator form exceeds its instruction bound");
+    }
+    code_.code[code_.num_instructions] = in;
+    code_.code[code_.num_instructions++].key = DispatchKey(in.op);
+    return absl::OkStatus();
+  }
+
+  Status Malformed(int s) const {
+    return absl::InternalError(fmt::format("pointwise: bytecode instruction {} reads slot {} before it is written", k_, s));
+  }
+
+  const Bytecode& bc_;
+  uint32_t live_after_[kMaxInstructions] = {};
+  int k_ = 0;
+  int acc_ = -1;  // the bytecode slot whose current value the accumulator holds
+  int spill_of_[kMaxSlots] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                              -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  bool constant_[kMaxSlots] = {};
+  float value_[kMaxSlots] = {};
+  uint32_t busy_ = 0;  // spill slots in use
+  AccCode code_;
+};
+
+}  // namespace
+
+StatusOr<AccCode> ToAccumulatorForm(const Bytecode& bc) {
+  if (bc.num_instructions < 0 || bc.num_instructions > kMaxInstructions) {
+    return absl::InvalidArgumentError("pointwise: bytecode instruction count out of range");
+  }
+  return Rewriter(bc).Run();
+}
+
+std::string Disassemble(const AccCode& code, const Program& p) {
+  std::string out;
+  for (int k = 0; k < code.num_instructions; ++k) {
+    const AccInstruction& in = code.code[k];
+    switch (in.op) {
+      case OpCode::kLoad: out += fmt::format("acc = load {}\n", p.inputs[in.slot]); break;
+      case OpCode::kConst: out += fmt::format("acc = {}\n", in.value); break;
+      case OpCode::kStore: out += fmt::format("store {} = acc\n", p.outputs[in.slot]); break;
+      case OpCode::kFetch: out += fmt::format("acc = spill{}\n", in.slot); break;
+      case OpCode::kSpill: out += fmt::format("spill{} = acc\n", in.slot); break;
+      default:
+        if (IsBinary(in.op)) {
+          const std::string x = in.mode & kOperandImmediate ? fmt::format("{}", in.value) : fmt::format("spill{}", in.slot);
+          const std::string l = in.mode & kOperandFirst ? x : "acc";
+          const std::string r = in.mode & kOperandFirst ? "acc" : x;
+          out += in.op <= OpCode::kDiv ? fmt::format("acc = {} {} {}\n", l, OpName(in.op), r)
+                                       : fmt::format("acc = {}({}, {})\n", OpName(in.op), l, r);
+        } else {
+          out += fmt::format("acc = {}(acc)\n", OpName(in.op));
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace opsched::pointwise

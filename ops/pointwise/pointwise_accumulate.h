@@ -1,0 +1,23 @@
+// Rewrites a compiled bytecode program into the accumulator form
+// (pointwise_accumulator.h): the same operations in the same order, with each value kept
+// in the accumulator until the next operation takes it, spilled only when a later
+// instruction needs it again, and constants folded into the operation that uses them.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "ops/pointwise/pointwise_accumulator.h"
+#include "ops/pointwise/pointwise_bytecode.h"
+#include "ops/pointwise/pointwise_expr.h"
+
+namespace opsched::pointwise {
+
+// Errors only when the bytecode is malformed (an operand read before it is written).
+StatusOr<AccCode> ToAccumulatorForm(const Bytecode& bc);
+
+// A readable listing ("acc = load a", "spill0 = acc", "acc = acc * 0.5",
+// "store out = acc"), for docs and tests.
+std::string Disassemble(const AccCode& code, const Program& p);
+
+}  // namespace opsched::pointwise

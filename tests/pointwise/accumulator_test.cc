@@ -1,0 +1,201 @@
+// The accumulator form (ops/pointwise/pointwise_accumulate.h): its listing for a known
+// program, and on random programs (shared subexpressions, several outputs, constants on
+// either side of non-commutative operations, x op x, broadcast inputs) the same results
+// as the bytecode bit for bit, with no spill that is never read back.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <vector>
+
+#include "core/format.h"
+#include "ops/pointwise/pointwise_accumulate.h"
+#include "ops/pointwise/pointwise_compile.h"
+#include "ops/pointwise/pointwise_def.h"
+#include "ops/pointwise/pointwise_interpret.h"
+#include "registry/registry.h"
+
+namespace opsched::pointwise {
+namespace {
+
+std::shared_ptr<const Compiled> CompiledLine(const std::string& line) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+  EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+  if (!w.ok()) return nullptr;
+  StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(*w);
+  EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+  return c.ok() ? *c : nullptr;
+}
+
+TEST(AccumulatorTest, ListingKeepsTheValueInTheAccumulatorAndFoldsConstants) {
+  auto c = CompiledLine("pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"relu(a+b)*0.5\"");
+  ASSERT_NE(c, nullptr);
+  // a is needed after b is loaded: one spill; 0.5 becomes an immediate operand.
+  EXPECT_EQ(Disassemble(c->accumulator, c->program),
+            "acc = load a\n"
+            "spill0 = acc\n"
+            "acc = load b\n"
+            "acc = spill0 + acc\n"
+            "acc = relu(acc)\n"
+            "acc = 0.5 * acc\n"
+            "store out = acc\n")
+      << Disassemble(c->bytecode, c->program);
+  EXPECT_EQ(c->accumulator.num_spills, 1);
+}
+
+TEST(AccumulatorTest, ALinearChainNeedsNoSpill) {
+  auto c = CompiledLine("pointwise x=f32[1000] out=f32[1000] expr=\"exp(tanh(sigmoid(x)*2-1)) / 3\"");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->accumulator.num_spills, 0) << Disassemble(c->accumulator, c->program);
+  for (int k = 0; k < c->accumulator.num_instructions; ++k) {
+    EXPECT_NE(c->accumulator.code[k].op, OpCode::kFetch);
+    EXPECT_NE(c->accumulator.code[k].op, OpCode::kConst);
+  }
+}
+
+// A random expression over the inputs a, b, c and the names in `names`.
+std::string RandomExpr(std::mt19937_64& rng, int depth, const std::vector<std::string>& names) {
+  static const char* kUnary[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "relu", "gelu",
+                                 "gelu_tanh", "sigmoid", "tanh", "silu", "f16", "bf16"};
+  static const char* kBinary[] = {"+", "-", "*", "/"};
+  static const char* kCall2[] = {"max", "min"};
+  std::uniform_int_distribution<int> pick(0, 99);
+  const int r = pick(rng);
+  if (depth == 0 || r < 20) {
+    if (r % 5 == 0) return fmt::format("{}", (r % 7) * 0.25 + 0.5);
+    return names[rng() % names.size()];
+  }
+  if (r < 45) return fmt::format("{}({})", kUnary[rng() % 14], RandomExpr(rng, depth - 1, names));
+  if (r < 55) {
+    const std::string x = RandomExpr(rng, depth - 1, names);
+    return fmt::format("({}*{})", x, x);  // x op x: one value as both operands
+  }
+  if (r < 90) {
+    return fmt::format("({} {} {})", RandomExpr(rng, depth - 1, names), kBinary[rng() % 4],
+                       RandomExpr(rng, depth - 1, names));
+  }
+  return fmt::format("{}({}, {})", kCall2[rng() % 2], RandomExpr(rng, depth - 1, names),
+                     RandomExpr(rng, depth - 1, names));
+}
+
+void ExpectBitIdentical(const Compiled& c, std::mt19937_64& rng) {
+  const Bytecode& bc = c.bytecode;
+  std::vector<std::vector<float>> in(bc.num_inputs);
+  std::uniform_real_distribution<float> value(-3.0f, 3.0f);
+  TensorPointers p;
+  for (int t = 0; t < bc.num_inputs; ++t) {
+    in[t].resize(static_cast<size_t>(c.inputs[t].numel()) + 1);
+    for (float& v : in[t]) v = value(rng);
+    p.data[t] = in[t].data();
+  }
+  const int64_t n = bc.numel;
+  std::vector<std::vector<float>> by_bytecode(bc.num_outputs, std::vector<float>(n));
+  std::vector<std::vector<float>> by_accumulator(bc.num_outputs, std::vector<float>(n));
+  for (int pass = 0; pass < 2; ++pass) {
+    auto& out = pass == 0 ? by_bytecode : by_accumulator;
+    for (int o = 0; o < bc.num_outputs; ++o) p.data[bc.num_inputs + o] = out[o].data();
+    int64_t offsets[kMaxTensors];
+    for (int64_t i = 0; i < n; ++i) {
+      Offsets(bc, i, offsets);
+      if (pass == 0) {
+        RunElement(bc, p, offsets);
+      } else {
+        RunAccumulated(bc, c.accumulator, p, offsets);
+      }
+    }
+  }
+  // Bit for bit, except that a NaN's sign and payload are not specified (a compiler may
+  // swap the operands of a commutative operation, and x86 returns the first NaN).
+  auto same = [](float x, float y) { return std::memcmp(&x, &y, sizeof(float)) == 0 || (x != x && y != y); };
+  for (int o = 0; o < bc.num_outputs; ++o) {
+    int64_t differ = 0;
+    for (int64_t i = 0; i < n; ++i) differ += !same(by_bytecode[o][i], by_accumulator[o][i]);
+    ASSERT_EQ(differ, 0) << "output " << o << "\nbytecode:\n"
+        << Disassemble(bc, c.program) << "accumulator:\n"
+        << Disassemble(c.accumulator, c.program);
+  }
+}
+
+// Every spill is read back (a fetch or an operand) before its slot is spilled again.
+void ExpectNoDeadSpill(const Compiled& c) {
+  const AccCode& code = c.accumulator;
+  std::vector<bool> unread(kMaxSlots, false);
+  for (int k = 0; k < code.num_instructions; ++k) {
+    const AccInstruction& in = code.code[k];
+    const bool reads = in.op == OpCode::kFetch || (IsBinary(in.op) && !(in.mode & kOperandImmediate));
+    if (reads) unread[in.slot] = false;
+    if (in.op == OpCode::kSpill) {
+      EXPECT_FALSE(unread[in.slot]) << "spill" << int(in.slot) << " overwritten unread at " << k << "\n"
+                                    << Disassemble(code, c.program);
+      unread[in.slot] = true;
+    }
+  }
+  for (int s = 0; s < kMaxSlots; ++s) EXPECT_FALSE(unread[s]) << "spill" << s << " never read";
+}
+
+TEST(AccumulatorTest, RandomProgramsMatchTheBytecodeBitForBit) {
+  std::mt19937_64 rng(20261123);
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int outputs = 1 + static_cast<int>(rng() % 3);
+    std::vector<std::string> names = {"a", "b", "c"};
+    std::string expr;
+    if (rng() % 2) {  // a temporary shared by the outputs
+      expr = "t=" + RandomExpr(rng, 3, names) + "; ";
+      names.push_back("t");
+    }
+    for (int o = 0; o < outputs; ++o) {
+      expr += fmt::format("o{}={}", o, RandomExpr(rng, 5, names));
+      expr += "+0*a*b*c";  // every input used
+      if (o + 1 < outputs) expr += "; ";
+      names.push_back(fmt::format("o{}", o));  // an earlier output feeds later ones
+    }
+    std::string line = "pointwise a=f32[5,7] b=f32[7] c=f32[5,1]";
+    for (int o = 0; o < outputs; ++o) line += fmt::format(" o{}=f32[5,7]", o);
+    line += " expr=\"" + expr + "\"";
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    if (!w.ok()) continue;  // e.g. an unused temporary
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(*w);
+    if (!c.ok()) continue;  // beyond the bytecode's limits
+    SCOPED_TRACE(line);
+    ExpectBitIdentical(**c, rng);
+    ExpectNoDeadSpill(**c);
+    ++checked;
+  }
+  EXPECT_GT(checked, 200);
+}
+
+// Every line of the pointwise suite runs with its spill slots in registers (the device
+// kernel keeps at most kRegisterSpillSlots there; more go to local memory).
+TEST(AccumulatorTest, TheSuiteKeepsItsSpillsInRegisters) {
+  const char* root = std::getenv("TEST_SRCDIR");
+  std::ifstream in(std::string(root ? root : ".") + "/opsched/bench/suites/pointwise.txt");
+  ASSERT_TRUE(in.good()) << "bench/suites/pointwise.txt not found in the runfiles";
+  std::string line;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("pointwise", 0) != 0) continue;
+    line = line.substr(0, line.find("  #"));
+    auto c = CompiledLine(line);
+    ASSERT_NE(c, nullptr);
+    EXPECT_LE(c->accumulator.num_spills, kRegisterSpillSlots) << line << "\n"
+                                                               << Disassemble(c->accumulator, c->program);
+    ++lines;
+  }
+  EXPECT_GE(lines, 17);
+}
+
+TEST(AccumulatorTest, MalformedBytecodeIsAnErrorNotACrash) {
+  Bytecode bc;
+  bc.num_instructions = 1;
+  bc.code[0].op = OpCode::kNeg;  // reads slot 0, never written
+  bc.code[0].a = 0;
+  EXPECT_FALSE(ToAccumulatorForm(bc).ok());
+  bc.num_instructions = kMaxInstructions + 1;
+  EXPECT_FALSE(ToAccumulatorForm(bc).ok());
+}
+
+}  // namespace
+}  // namespace opsched::pointwise
