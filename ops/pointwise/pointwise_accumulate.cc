@@ -193,6 +193,16 @@ StatusOr<AccCode> ToAccumulatorForm(const Bytecode& bc) {
   if (bc.num_instructions < 0 || bc.num_instructions > kMaxInstructions) {
     return absl::InvalidArgumentError("pointwise: bytecode instruction count out of range");
   }
+  for (int k = 0; k < bc.num_instructions; ++k) {
+    const Instruction& in = bc.code[k];
+    const bool load = in.op == OpCode::kLoad, store = in.op == OpCode::kStore;
+    const bool known = load || store || in.op == OpCode::kConst || IsUnary(in.op) || IsBinary(in.op);
+    const bool slots_ok = (store || in.dst < kMaxSlots) && (load || in.a < kMaxSlots) && in.b < kMaxSlots;
+    const bool tensor_ok = (!load || in.a < bc.num_inputs) && (!store || in.dst < bc.num_outputs);
+    if (!known || !slots_ok || !tensor_ok) {
+      return absl::InvalidArgumentError(fmt::format("pointwise: bytecode instruction {} is malformed", k));
+    }
+  }
   return Rewriter(bc).Run();
 }
 

@@ -6,11 +6,11 @@
 // time), and so are up to kRegisterSpillSlots spill slots (larger programs spill to the
 // thread's local memory). An instruction's dispatch, a warp-uniform switch over its dense
 // key, is paid once per V elements; the kernel's parameters are read in place
-// (__grid_constant__), never copied per thread. A contiguous
-// input is one packed load, a broadcast input is read once, each output one packed store;
-// the element's coordinates are kept in registers and each tensor's offset is formed from
-// them where it is loaded or stored. Grid-stride over the groups; indices are 32-bit when
-// the iteration space allows.
+// (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
+// broadcast input is read once, each output one packed store; the element's coordinates
+// are kept in registers and each tensor's offset is formed from them where it is loaded
+// or stored. Grid-stride over the groups; indices are 32-bit when the iteration space
+// allows.
 //
 // TileKernel (the `shared` knob) runs the bytecode with its slots in shared memory.
 #include "ops/pointwise/pointwise_cuda.h"

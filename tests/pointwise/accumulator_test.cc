@@ -193,6 +193,13 @@ TEST(AccumulatorTest, MalformedBytecodeIsAnErrorNotACrash) {
   bc.code[0].op = OpCode::kNeg;  // reads slot 0, never written
   bc.code[0].a = 0;
   EXPECT_FALSE(ToAccumulatorForm(bc).ok());
+  bc.code[0].a = 200;  // beyond the slots
+  EXPECT_FALSE(ToAccumulatorForm(bc).ok());
+  bc.code[0].op = OpCode::kLoad;  // an input the bytecode does not have
+  bc.code[0].a = 0;
+  EXPECT_FALSE(ToAccumulatorForm(bc).ok());
+  bc.code[0].op = static_cast<OpCode>(99);
+  EXPECT_FALSE(ToAccumulatorForm(bc).ok());
   bc.num_instructions = kMaxInstructions + 1;
   EXPECT_FALSE(ToAccumulatorForm(bc).ok());
 }
