@@ -1,10 +1,11 @@
 // Host-side cost of dispatch: a cached decision lookup, the typed entry point's workload
 // build plus lookup, and a whole Runtime call compared with launching the same kernel
-// directly (GPU cases skip without a GPU); the selector's first decision for a workload
+// directly (GPU cases skip without a GPU); a Runtime pointwise call (an LSTM cell); the selector's first decision for a workload
 // with no record, over the largest candidate space, and its cached lookup (GPU, with the
 // model in OPSCHED_BENCH_MODEL, default the shipped H100 model). Figures go to
 // docs/consumer-guide.md and docs/selector.md.
 #include <cstdlib>
+#include <string>
 
 #include <benchmark/benchmark.h>
 
@@ -92,6 +93,39 @@ void BM_DirectScatterCpu(benchmark::State& state) {
 }
 BENCHMARK(BM_DirectScatterCpu);
 
+// Runtime::Pointwise of an LSTM cell's pointwise part (the issue-20 chain): the program
+// text and named tensors to a launch, per call, back to back.
+std::string LstmLine(int batch, int hidden) {
+  std::string line = "pointwise";
+  for (const char* name : {"c", "f", "g", "i", "o", "c2", "h"}) {
+    line += " " + std::string(name) + "=f32[" + std::to_string(batch) + "," + std::to_string(hidden) + "]";
+  }
+  return line + " expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)\"";
+}
+
+void RuntimeLstm(benchmark::State& state, const Target& target, int batch, int hidden) {
+  const Workload w = *Registry::Global().ParseCanonical(LstmLine(batch, hidden));
+  auto trial = Trial::Create(Registry::Global(), w, target, TrialOptions{});
+  if (!trial.ok()) return state.SkipWithError(std::string(trial.status().message()).c_str());
+  RuntimeOptions o;
+  o.target = target;
+  auto runtime = Runtime::Create(o);
+  if (!runtime.ok()) return state.SkipWithError("runtime");
+  const std::vector<Tensor>& t = (*trial)->tensors();  // c f g i o, then c2 h
+  const NamedTensor in[] = {{"c", t[0]}, {"f", t[1]}, {"g", t[2]}, {"i", t[3]}, {"o", t[4]}};
+  const NamedTensor out[] = {{"c2", t[5]}, {"h", t[6]}};
+  const std::string program = "c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)";
+  for (auto _ : state) {
+    Status s = (*runtime)->Pointwise(program, in, out, (*trial)->stream());
+    if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+  }
+  if (!(*runtime)->Synchronize((*trial)->stream()).ok()) state.SkipWithError("synchronize failed");
+}
+
+// On the CPU with 8 elements: the host cost of a pointwise call (the loop is negligible).
+void BM_RuntimePointwiseLstmCpu(benchmark::State& state) { RuntimeLstm(state, CpuTarget(), 1, 8); }
+BENCHMARK(BM_RuntimePointwiseLstmCpu);
+
 #if defined(OPSCHED_BENCH_CUDA)
 bool HaveGpu(benchmark::State& state) {
   if (gpu::DeviceCount() > 0) return true;
@@ -125,6 +159,13 @@ void BM_RawLaunchGpu(benchmark::State& state) {
   (void)in.trial->stream().Synchronize();
 }
 BENCHMARK(BM_RawLaunchGpu)->UseRealTime();
+
+// The LSTM cell at char-rnn size (batch 50, hidden 128) on the GPU: wall time per call.
+void BM_RuntimePointwiseLstmGpu(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  RuntimeLstm(state, *QueryTarget(Device{gpu::BackendKind(), 0}), 50, 128);
+}
+BENCHMARK(BM_RuntimePointwiseLstmGpu)->UseRealTime();
 // The selector on the GPU: the workload with the largest candidate space among these
 // real-model layers (held-out lines of bench/suites/models/) is the one timed.
 constexpr const char* kSpaces[] = {

@@ -123,22 +123,27 @@ class PointwiseCpuInterpreted : public PointwiseCpuBase {
   ConfigSpace Space(const Workload&, const Target& target) const override {
     return ConfigSpace().AddInts("threads", ThreadCounts(target)).AddInts("chunk", {4096, 65536, 1048576});
   }
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    const Bytecode& bc = c->bytecode;
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
-    const int tensors = bc.num_inputs + bc.num_outputs;
-    cpu::Parallel(bc.numel, a.config.GetInt("chunk", 65536), threads, [&](int64_t begin, int64_t end) {
-      cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
-        for (int64_t k = 0; k < count; ++k) {
-          RunAccumulated(bc, c->accumulator, p, off);
-          for (int t = 0; t < tensors; ++t) off[t] += inner[t];
-        }
+  // Prepare keeps the compiled program and the knobs; Run binds the tensors.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    const int threads = static_cast<int>(config.GetInt("threads", 1));
+    const int64_t chunk = config.GetInt("chunk", 65536);
+    return MakePrepared(0, [c, threads, chunk](const PreparedArgs& a) {
+      const Bytecode& bc = c->bytecode;
+      const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+      const int tensors = bc.num_inputs + bc.num_outputs;
+      cpu::Parallel(bc.numel, chunk, threads, [&](int64_t begin, int64_t end) {
+        cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
+          for (int64_t k = 0; k < count; ++k) {
+            RunAccumulated(bc, c->accumulator, p, off);
+            for (int t = 0; t < tensors; ++t) off[t] += inner[t];
+          }
+        });
       });
+      return absl::OkStatus();
     });
-    return absl::OkStatus();
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuUnfused);

@@ -151,20 +151,24 @@ class PointwiseCpuSpecialised : public Implementation {
     for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
     return ConfigSpace().AddInts("threads", threads);
   }
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
+  // Prepare matches the chain once; Run binds the tensors.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     ChainMatch m;
     OPSCHED_RETURN_IF_ERROR(Legal(*c, &m));
-    const Bytecode& bc = c->bytecode;
-    const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    switch (bc.types[0]) {
-      case ElementType::kF16: RunMatch<F16>(m, bc, p, threads); break;
-      case ElementType::kBF16: RunMatch<BF16>(m, bc, p, threads); break;
-      default: RunMatch<F32>(m, bc, p, threads); break;
-    }
-    return absl::OkStatus();
+    const int threads = static_cast<int>(config.GetInt("threads", 1));
+    return MakePrepared(0, [c, m, threads](const PreparedArgs& a) {
+      const Bytecode& bc = c->bytecode;
+      const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+      switch (bc.types[0]) {
+        case ElementType::kF16: RunMatch<F16>(m, bc, p, threads); break;
+        case ElementType::kBF16: RunMatch<BF16>(m, bc, p, threads); break;
+        default: RunMatch<F32>(m, bc, p, threads); break;
+      }
+      return absl::OkStatus();
+    });
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuSpecialised);

@@ -7,6 +7,8 @@
 //   pointwise_cuda_specialised  one launch of the chain's templated kernel (pointwise_match.h).
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
+#include <array>
+
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "ops/pointwise/pointwise_accumulate.h"
@@ -21,16 +23,17 @@ namespace {
 
 namespace k = gpu_kernels;
 
-gpuStream_t StreamOf(const RunArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
+gpuStream_t StreamOf(const Stream& s) { return static_cast<gpuStream_t>(s.native()); }
+gpuStream_t StreamOf(const RunArgs& a) { return StreamOf(a.stream); }
 
 k::LaunchConfig LaunchConfigOf(const Config& c) {
   return k::LaunchConfig{static_cast<int>(c.GetInt("block", 256)), static_cast<int>(c.GetInt("vector", 4)),
                          static_cast<int>(c.GetInt("items", 1)), c.GetInt("shared", 0) != 0};
 }
 
-TensorPointers PointersOf(const RunArgs& a, const Bytecode& bc) {
+TensorPointers PointersOf(absl::Span<const Tensor> tensors, const Bytecode& bc) {
   TensorPointers p;
-  for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) p.data[t] = a.tensors[t].data;
+  for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) p.data[t] = tensors[t].data;
   return p;
 }
 
@@ -63,11 +66,21 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
         .Constrain("shared slots: the tile within 48 KiB",
                    [bc](const Config& cfg) { return cfg.GetInt("shared", 0) == 0 || k::TileSharedBytes(bc, LaunchConfigOf(cfg)) <= k::kMaxTileSharedBytes; });
   }
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    return Launched(k::LaunchInterpreted(c->bytecode, c->accumulator, PointersOf(a, c->bytecode),
-                                         LaunchConfigOf(a.config), StreamOf(a)));
+  // Prepare keeps the compiled program and the launch configuration; Run binds the
+  // tensors and launches.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    const k::LaunchConfig launch = LaunchConfigOf(config);
+    if (!launch.shared_slots && launch.block > k::kMaxInterpretedBlock) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: block {} exceeds {}", name(), launch.block, k::kMaxInterpretedBlock));
+    }
+    return MakePrepared(0, [this, c, launch](const PreparedArgs& a) {
+      return Launched(k::LaunchInterpreted(c->bytecode, c->accumulator, PointersOf(a.tensors, c->bytecode), launch,
+                                           StreamOf(a.stream)));
+    });
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 class PointwiseCudaSpecialised : public PointwiseGpu {
@@ -87,9 +100,13 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace().AddInts("block", {128, 256, 512, 1024}).AddInts("vector", {1, 4, 8}).AddInts("items", {1, 2, 4});
   }
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    const std::optional<ChainMatch> m = SpecialisedChain(a.workload);
+  // Prepare matches the chain and fills the kernel's arguments but the pointers, once;
+  // Run binds the tensors (in role order) and launches.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
+    OPSCHED_RETURN_IF_ERROR(Applicable(w, target));
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    const std::optional<ChainMatch> m = SpecialisedChain(w);
     if (!m) return absl::FailedPreconditionError("the program is not a specialised chain");
     const Bytecode& bc = c->bytecode;
     k::ChainArgs args;
@@ -113,20 +130,28 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
         }
         break;
     }
+    // Tensor indices of the kernel's inputs and outputs.
+    std::array<int, 5> in_tensor{};
+    std::array<int, 2> out_tensor{};
     for (int i = 0; i < args.inputs; ++i) {
-      args.in[i] = a.tensors[roles[i]].data;
+      in_tensor[i] = roles[i];
       args.period[i] = Period(bc, roles[i]);
     }
     if (m->chain == Chain::kLstmCell) {
       args.outputs = 2;
-      args.out[0] = a.tensors[bc.num_inputs + m->c_out].data;
-      args.out[1] = a.tensors[bc.num_inputs + m->h_out].data;
+      out_tensor = {bc.num_inputs + m->c_out, bc.num_inputs + m->h_out};
     } else {
       args.outputs = 1;
-      args.out[0] = a.tensors[bc.num_inputs].data;
+      out_tensor[0] = bc.num_inputs;
     }
-    return Launched(k::LaunchChain(args, LaunchConfigOf(a.config), StreamOf(a)));
+    return MakePrepared(0, [this, args, in_tensor, out_tensor, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
+      k::ChainArgs bound = args;
+      for (int i = 0; i < bound.inputs; ++i) bound.in[i] = a.tensors[in_tensor[i]].data;
+      for (int o = 0; o < bound.outputs; ++o) bound.out[o] = a.tensors[out_tensor[o]].data;
+      return Launched(k::LaunchChain(bound, launch, StreamOf(a.stream)));
+    });
   }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
 class PointwiseCudaUnfused : public PointwiseGpu {
@@ -150,7 +175,7 @@ class PointwiseCudaUnfused : public PointwiseGpu {
       return absl::InternalError("pointwise_cuda_unfused: workspace too small");
     }
     float* ws = static_cast<float*>(a.workspace);
-    const TensorPointers all = PointersOf(a, bc);
+    const TensorPointers all = PointersOf(a.tensors, bc);
     const k::LaunchConfig launch = LaunchConfigOf(a.config);
     // Where each slot's value lives now: an input (loads are not copied), a constant, or
     // the slot's workspace buffer (f32, contiguous over the iteration shape).
