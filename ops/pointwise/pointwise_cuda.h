@@ -23,7 +23,7 @@ namespace opsched::pointwise::gpu_kernels {
 
 struct LaunchConfig {
   int block = 256;
-  int vector = 4;  // 1, 2, 4 or 8 consecutive elements per thread and group
+  int vector = 4;  // 1, 2, 4, 8 or 16 (interpreter only) consecutive elements per thread and group
   int items = 1;   // groups per thread and grid step
   // The interpreter's slots: false, the accumulator form (registers and a private spill
   // array, V lanes wide); true, a shared-memory tile of block * vector elements (vector
@@ -31,8 +31,10 @@ struct LaunchConfig {
   bool shared_slots = false;
 };
 
-// The private-slot interpreter's largest block (its kernel's launch bound).
+// The private-slot interpreter's largest block (its kernel's launch bound): 512 threads,
+// 256 with 16 lanes a thread (whose registers would not fit 512).
 inline constexpr int kMaxInterpretedBlock = 512;
+inline constexpr int MaxInterpretedBlock(int vector) { return vector >= 16 ? 256 : kMaxInterpretedBlock; }
 
 // The shared-memory tile's size; at most kMaxTileSharedBytes (no opt-in beyond 48 KiB).
 inline constexpr size_t kMaxTileSharedBytes = 48 * 1024;

@@ -57,11 +57,16 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
     return ConfigSpace()
         .AddInts("shared", {0, 1})
         .AddInts("block", {128, 256, 512})
-        .AddInts("vector", {1, 2, 4, 8})
+        .AddInts("vector", {1, 2, 4, 8, 16})
         .AddInts("items", {1, 2, 4})
         .Constrain("private slots: vector within the innermost run",
                    [bc](const Config& cfg) {
                      return cfg.GetInt("shared", 0) != 0 || k::VectorFits(bc, static_cast<int>(cfg.GetInt("vector", 1)));
+                   })
+        .Constrain("private slots: 16 lanes with blocks of at most 256",
+                   [](const Config& cfg) {
+                     return cfg.GetInt("shared", 0) != 0 ||
+                            cfg.GetInt("block", 256) <= k::MaxInterpretedBlock(static_cast<int>(cfg.GetInt("vector", 1)));
                    })
         .Constrain("shared slots: the tile within 48 KiB",
                    [bc](const Config& cfg) { return cfg.GetInt("shared", 0) == 0 || k::TileSharedBytes(bc, LaunchConfigOf(cfg)) <= k::kMaxTileSharedBytes; });
@@ -71,9 +76,9 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     const k::LaunchConfig launch = LaunchConfigOf(config);
-    if (!launch.shared_slots && launch.block > k::kMaxInterpretedBlock) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: block {} exceeds {}", name(), launch.block, k::kMaxInterpretedBlock));
+    if (!launch.shared_slots && launch.block > k::MaxInterpretedBlock(launch.vector)) {
+      return absl::InvalidArgumentError(fmt::format("{}: block {} exceeds {} at vector {}", name(), launch.block,
+                                                    k::MaxInterpretedBlock(launch.vector), launch.vector));
     }
     return MakePrepared(0, [this, c, launch](const PreparedArgs& a) {
       return Launched(k::LaunchInterpreted(c->bytecode, c->accumulator, PointersOf(a.tensors, c->bytecode), launch,

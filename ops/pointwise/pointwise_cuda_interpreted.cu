@@ -103,10 +103,11 @@ __device__ inline int64_t OffsetAt(const Bytecode& bc, int t, const Index (&coor
   return off;
 }
 
-// At most 512 threads a block (the knob's largest), so a thread may keep 128 registers:
-// eight lanes of accumulator, operand and four spill slots fit without spilling.
+// At most 512 threads a block (256 with 16 lanes), so a thread may keep 128 registers (255
+// with 16 lanes): the lanes of accumulator, operand and four spill slots fit without
+// spilling.
 template <int V, int S, typename Index>
-__global__ void __launch_bounds__(kMaxInterpretedBlock)
+__global__ void __launch_bounds__(MaxInterpretedBlock(V))
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
                       const OPSCHED_GRID_CONSTANT TensorPointers p) {
   const int inner_dim = bc.rank - 1;
@@ -281,12 +282,13 @@ gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const Tens
     }
     return gpuGetLastError();
   }
-  if (c.block > kMaxInterpretedBlock) return gpuErrorInvalidValue;  // AccumulatorKernel's launch bound
   const int vector = VectorFits(bc, c.vector) ? c.vector : 1;
+  if (c.block > MaxInterpretedBlock(vector)) return gpuErrorInvalidValue;  // AccumulatorKernel's launch bound
   switch (vector) {
     case 2: return Launch<2>(bc, code, p, c, stream);
     case 4: return Launch<4>(bc, code, p, c, stream);
     case 8: return Launch<8>(bc, code, p, c, stream);
+    case 16: return Launch<16>(bc, code, p, c, stream);
     default: return Launch<1>(bc, code, p, c, stream);
   }
 }
