@@ -91,44 +91,31 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
 class PointwiseCudaSpecialised : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_specialised"; }
-  Status Applicable(const Workload& w, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    if (!SpecialisedChain(w)) {
-      return absl::FailedPreconditionError(
-          "not one of bias+act, scale+residual, an activation alone, lstm cell over one dtype with periodic inputs");
-    }
-    if (c->bytecode.numel >= (int64_t(1) << 32)) {
-      return absl::InvalidArgumentError("the chain kernels index elements in 32 bits");
-    }
-    return absl::OkStatus();
-  }
+  Status Applicable(const Workload& w, const Target&) const override { return ChainOf(w).status(); }
   ConfigSpace Space(const Workload&, const Target&) const override {
     return ConfigSpace().AddInts("block", {128, 256, 512, 1024}).AddInts("vector", {1, 4, 8}).AddInts("items", {1, 2, 4});
   }
   // Prepare matches the chain and fills the kernel's arguments but the pointers, once;
   // Run binds the tensors (in role order) and launches.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
-                                              const Target& target) const override {
-    OPSCHED_RETURN_IF_ERROR(Applicable(w, target));
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    const std::optional<ChainMatch> m = SpecialisedChain(w);
-    if (!m) return absl::FailedPreconditionError("the program is not a specialised chain");
-    const Bytecode& bc = c->bytecode;
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(Chained chained, ChainOf(w));
+    const ChainMatch& m = chained.match;
+    const Bytecode& bc = chained.compiled->bytecode;
     k::ChainArgs args;
-    args.act = m->act;
+    args.act = m.act;
     args.type = bc.types[0];
     args.numel = bc.numel;
-    int roles[5] = {m->role[0], m->role[1], m->role[2], m->role[3], m->role[4]};
-    switch (m->chain) {
+    int roles[5] = {m.role[0], m.role[1], m.role[2], m.role[3], m.role[4]};
+    switch (m.chain) {
       case Chain::kBiasAct: args.kind = k::ChainKind::kBiasAct; args.inputs = 2; break;
       case Chain::kActivation: args.kind = k::ChainKind::kActivation; args.inputs = 1; break;
       case Chain::kLstmCell: args.kind = k::ChainKind::kLstmCell; args.inputs = 5; break;
       case Chain::kScaleResidual:
-        if (m->role[1] < 0) {
+        if (m.role[1] < 0) {
           args.kind = k::ChainKind::kScaleResidualConst;
-          args.constant = m->constant;
+          args.constant = m.constant;
           args.inputs = 2;
-          roles[1] = m->role[2];
+          roles[1] = m.role[2];
         } else {
           args.kind = k::ChainKind::kScaleResidual;
           args.inputs = 3;
@@ -142,9 +129,9 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
       in_tensor[i] = roles[i];
       args.period[i] = Period(bc, roles[i]);
     }
-    if (m->chain == Chain::kLstmCell) {
+    if (m.chain == Chain::kLstmCell) {
       args.outputs = 2;
-      out_tensor = {bc.num_inputs + m->c_out, bc.num_inputs + m->h_out};
+      out_tensor = {bc.num_inputs + m.c_out, bc.num_inputs + m.h_out};
     } else {
       args.outputs = 1;
       out_tensor[0] = bc.num_inputs;
@@ -157,6 +144,25 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
     });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+
+ private:
+  struct Chained {
+    std::shared_ptr<const Compiled> compiled;
+    ChainMatch match;
+  };
+  // The workload's program and chain, or why the chain kernels cannot run it.
+  static StatusOr<Chained> ChainOf(const Workload& w) {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    const std::optional<ChainMatch> m = SpecialisedChain(w);
+    if (!m) {
+      return absl::FailedPreconditionError(
+          "not one of bias+act, scale+residual, an activation alone, lstm cell over one dtype with periodic inputs");
+    }
+    if (c->bytecode.numel >= (int64_t(1) << 32)) {
+      return absl::InvalidArgumentError("the chain kernels index elements in 32 bits");
+    }
+    return Chained{std::move(c), *m};
+  }
 };
 
 class PointwiseCudaUnfused : public PointwiseGpu {
