@@ -64,6 +64,7 @@ double UnitRoundoff(DType dtype) {
 }
 
 double SmallestNormal(DType dtype) {
+  if (IsInteger(dtype)) return 0;
   return dtype == DType::kF16 ? 6.103515625e-05 : 1.1754943508222875e-38;
 }
 

@@ -24,7 +24,8 @@ bool IsInteger(DType dtype);
 // Unit roundoff of a floating-point dtype (2^-24 for f32, 2^-11 f16, 2^-8 bf16); 0 for
 // integers (exact).
 double UnitRoundoff(DType dtype);
-// Smallest positive normal value of a floating-point dtype (f32 and bf16 share theirs).
+// Smallest positive normal value of a floating-point dtype (f32 and bf16 share theirs);
+// 0 for integers (exact).
 double SmallestNormal(DType dtype);
 
 }  // namespace opsched

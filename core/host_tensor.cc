@@ -43,6 +43,21 @@ double HostTensor::GetAt(int64_t offset) const {
   return 0;
 }
 
+int64_t HostTensor::GetIntAt(int64_t offset) const {
+  const uint8_t* p = storage_.data() + offset * DTypeSize(desc_.dtype());
+  if (desc_.dtype() == DType::kI32) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  if (desc_.dtype() == DType::kI64) {
+    int64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  return static_cast<int64_t>(GetAt(offset));
+}
+
 void HostTensor::SetAt(int64_t offset, double value) {
   uint8_t* p = storage_.data() + offset * DTypeSize(desc_.dtype());
   switch (desc_.dtype()) {

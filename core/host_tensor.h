@@ -28,6 +28,10 @@ class HostTensor {
   // The storage offset of the i-th element in row-major logical order.
   int64_t OffsetOf(int64_t linear) const;
   double Get(int64_t linear) const { return GetAt(OffsetOf(linear)); }
+  // An i32/i64 element exactly (every int64 value, where the double of Get rounds above
+  // 2^53); a float element truncated toward zero.
+  int64_t GetIntAt(int64_t offset) const;
+  int64_t GetInt(int64_t linear) const { return GetIntAt(OffsetOf(linear)); }
   void Set(int64_t linear, double value) { SetAt(OffsetOf(linear), value); }
   // Every storage byte set to `byte` (poisoning outputs before a run).
   void Fill(uint8_t byte);

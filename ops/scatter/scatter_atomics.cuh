@@ -1,12 +1,14 @@
 // Combining a value into memory for each scatter reduction: plain stores for none,
 // atomics for add, compare-and-swap loops for mul/min/max (NaN-propagating) and for
-// 16-bit types, in global or shared memory.
+// 16-bit types, in global or shared memory. Integers (i32, i64) use the native integer
+// atomics for add/min/max (add wraps around) and a compare-and-swap loop for mul.
 #pragma once
 
 #include <type_traits>
 
 #include "core/element.h"
 #include "core/gpu/portability.h"
+#include "ops/scatter/scatter_combine_integer.h"
 #include "ops/scatter/scatter_params.h"
 
 #if !defined(OPSCHED_HIP)
@@ -31,6 +33,9 @@ OPSCHED_HD inline float Combine(Reduction r, float acc, float v) {
   }
   return v;
 }
+
+OPSCHED_HD inline int32_t Combine(Reduction r, int32_t acc, int32_t v) { return CombineInteger(r, acc, v); }
+OPSCHED_HD inline int64_t Combine(Reduction r, int64_t acc, int64_t v) { return CombineInteger(r, acc, v); }
 
 // The value that leaves any element unchanged under `r` (not defined for none).
 OPSCHED_HD inline float Identity(Reduction r) {
@@ -97,9 +102,62 @@ __device__ inline void AtomicCombine(uint16_t* addr, float v, Reduction r) {
   } while (assumed != old);
 }
 
+__device__ inline void AtomicCombine(int32_t* addr, int32_t v, Reduction r) {
+  switch (r) {
+    case Reduction::kNone:
+      *addr = v;
+      return;
+    case Reduction::kAdd:
+      atomicAdd(addr, v);
+      return;
+    case Reduction::kMin:
+      atomicMin(addr, v);
+      return;
+    case Reduction::kMax:
+      atomicMax(addr, v);
+      return;
+    case Reduction::kMul:
+      break;
+  }
+  int32_t old = *addr, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(addr, assumed, CombineInteger(r, assumed, v));
+  } while (assumed != old);
+}
+
+__device__ inline void AtomicCombine(int64_t* addr, int64_t v, Reduction r) {
+  using W = unsigned long long;
+  static_assert(sizeof(W) == sizeof(int64_t), "64-bit words");
+  switch (r) {
+    case Reduction::kNone:
+      *addr = v;
+      return;
+    case Reduction::kAdd:
+      atomicAdd(reinterpret_cast<W*>(addr), static_cast<W>(v));
+      return;
+#if !defined(OPSCHED_HIP)  // (HIP has no signed 64-bit atomicMin/Max: the loop below)
+    case Reduction::kMin:
+      atomicMin(reinterpret_cast<long long*>(addr), static_cast<long long>(v));
+      return;
+    case Reduction::kMax:
+      atomicMax(reinterpret_cast<long long*>(addr), static_cast<long long>(v));
+      return;
+#endif
+    default:
+      break;
+  }
+  W* word = reinterpret_cast<W*>(addr);
+  W old = *word, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(word, assumed, static_cast<W>(CombineInteger(r, static_cast<int64_t>(assumed), v)));
+  } while (assumed != old);
+}
+
 template <typename T>
-__device__ inline void AtomicCombineElement(typename T::Storage* addr, float v, Reduction r) {
-  if constexpr (std::is_same_v<T, F32>) {
+__device__ inline void AtomicCombineElement(typename T::Storage* addr, typename T::Compute v, Reduction r) {
+  if constexpr (std::is_same_v<T, F32> || std::is_integral_v<typename T::Compute>) {
     AtomicCombine(addr, v, r);
   } else {
     AtomicCombine<T>(addr, v, r);

@@ -1,31 +1,17 @@
-// Scatter on the CPU: element access for f32/f16/bf16, index validation and the two
-// loops (row-major sequential; parallel over independent slices).
+// Scatter on the CPU: element access for f32/f16/bf16 (computed in float) and i32/i64
+// (exact, add and mul wrapping around), index validation and the two loops (row-major
+// sequential; parallel over independent slices).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#include "core/half.h"
+#include "core/element.h"
+#include "ops/scatter/scatter_combine_integer.h"
 #include "ops/scatter/scatter_params.h"
 
 namespace opsched::scatter::cpu {
-
-struct F32 {
-  using Storage = float;
-  static float Load(float v) { return v; }
-  static float Store(float f) { return f; }
-};
-struct F16 {
-  using Storage = uint16_t;
-  static float Load(uint16_t v) { return HalfToFloat(v); }
-  static uint16_t Store(float f) { return FloatToHalf(f); }
-};
-struct BF16 {
-  using Storage = uint16_t;
-  static float Load(uint16_t v) { return Bf16ToFloat(v); }
-  static uint16_t Store(float f) { return FloatToBf16(f); }
-};
 
 inline float Combine(Reduction r, float acc, float v) {
   switch (r) {
@@ -42,6 +28,8 @@ inline float Combine(Reduction r, float acc, float v) {
   }
   return v;
 }
+inline int32_t Combine(Reduction r, int32_t acc, int32_t v) { return CombineInteger(r, acc, v); }
+inline int64_t Combine(Reduction r, int64_t acc, int64_t v) { return CombineInteger(r, acc, v); }
 
 // Calls fn.template operator()<Type, Index>() (a template lambda) for the params'
 // element and index types.
@@ -63,6 +51,12 @@ void VisitTypes(const Params& p, Fn&& fn) {
       break;
     case ElementType::kBF16:
       with_index.template operator()<BF16>();
+      break;
+    case ElementType::kI32:
+      with_index.template operator()<I32>();
+      break;
+    case ElementType::kI64:
+      with_index.template operator()<I64>();
       break;
   }
 }

@@ -208,8 +208,11 @@ __global__ void CheckKernel(Params p, Geometry g, Word* word) {
                         int64_t(gridDim.x) * blockDim.x, word);
 }
 
-// Calls fn.template operator()<T, I>() for the params' element and index types.
-template <typename Fn>
+// Calls fn.template operator()<T, I>() for the params' element and index types. Only
+// kernels written for integers too (kIntegers) are instantiated for I32 and I64; the
+// others answer an integer element type with gpuErrorInvalidValue (their Applicable
+// refuses it first).
+template <bool kIntegers = false, typename Fn>
 gpuError_t VisitTypes(const Params& p, Fn&& fn) {
   auto with_index = [&]<typename T>() {
     return p.index64 ? fn.template operator()<T, int64_t>() : fn.template operator()<T, int32_t>();
@@ -221,8 +224,14 @@ gpuError_t VisitTypes(const Params& p, Fn&& fn) {
       return with_index.template operator()<F16>();
     case ElementType::kBF16:
       return with_index.template operator()<BF16>();
+    case ElementType::kI32:
+      if constexpr (kIntegers) return with_index.template operator()<I32>();
+      break;
+    case ElementType::kI64:
+      if constexpr (kIntegers) return with_index.template operator()<I64>();
+      break;
   }
-  return gpuSuccess;
+  return gpuErrorInvalidValue;
 }
 
 inline unsigned int Blocks(int64_t work, int block, int64_t cap = 1 << 20) {

@@ -32,6 +32,16 @@ k::CopyConfig CopyConfigOf(const Config& c) {
 
 bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax; }
 
+// The kernels that pack a float's bits (keys, shared tiles, buckets) serve the float types
+// only; integers go to the sequential, parallel and sorted scatters.
+Status FloatData(const Params& p) {
+  if (IsIntegerElement(p.type)) {
+    return absl::InvalidArgumentError(
+        "serves f32, f16 and bf16 data (scatter_cuda_parallel, _sequential and _sorted serve i32 and i64)");
+  }
+  return absl::OkStatus();
+}
+
 // What the GPU scatters share: Prepare parses the workload's params and the config's
 // knobs once (MakeLauncher); each call binds the tensors and launches.
 class ScatterGpu : public Implementation {
@@ -138,6 +148,7 @@ class ScatterCudaPrivatized : public ScatterGpu {
   ImplementationTraits traits() const override { return {.deterministic = deterministic_, .in_place = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     const Params p = MakeParams(w);
+    OPSCHED_RETURN_IF_ERROR(FloatData(p));
     if (Deterministic(p.reduction) != deterministic_) {
       return absl::InvalidArgumentError(deterministic_ ? "serves reductions none, min and max"
                                                        : "serves reductions add and mul");
@@ -187,6 +198,7 @@ class ScatterCudaSlice : public ScatterGpu {
   ImplementationTraits traits() const override { return {.deterministic = deterministic_, .in_place = true}; }
   Status Applicable(const Workload& w, const Target& t) const override {
     const Params p = MakeParams(w);
+    OPSCHED_RETURN_IF_ERROR(FloatData(p));
     if (!deterministic_ && Deterministic(p.reduction) && p.reduction != Reduction::kNone) {
       return absl::InvalidArgumentError("serves reductions none, add and mul (scatter_cuda_slice serves min and max)");
     }
@@ -246,6 +258,7 @@ class ScatterCudaBucketed : public ScatterGpu {
     return {.deterministic = false, .vendor_library = true, .in_place = true};
   }
   Status Applicable(const Workload& w, const Target&) const override {
+    OPSCHED_RETURN_IF_ERROR(FloatData(MakeParams(w)));
     const TensorDesc& data = *w.FindTensor("data");
     if (data.storage_elements() >= (int64_t(1) << 32) - 1 || MakeParams(w).n >= (int64_t(1) << 31)) {
       return absl::InvalidArgumentError("targets and positions must fit 32 bits");

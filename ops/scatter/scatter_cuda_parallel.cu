@@ -22,7 +22,7 @@ __global__ void ParallelKernel(Params p, Geometry g, int items, WorkspaceHeader*
   constexpr int kMaxItems = 8;
   const int64_t base = int64_t(blockIdx.x) * blockDim.x * items + threadIdx.x;
   int64_t target[kMaxItems];
-  float value[kMaxItems];
+  typename T::Compute value[kMaxItems];
   // Load every item first (independent loads in flight), then write.
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
@@ -55,7 +55,7 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
   if (err != gpuSuccess) return err;
   const Geometry g = MakeGeometry(p);
   const bool fast = UseFast32(p);
-  return VisitTypes(p, [&]<typename T, typename I>() {
+  return VisitTypes<true>(p, [&]<typename T, typename I>() {
     gpuError_t e = p.in_place ? LaunchCheck<I>(p, g, &header->bad, stream) : LaunchCopyOf<T>(p, copy, stream);
     if (e != gpuSuccess) return e;
     const unsigned int blocks = Blocks((p.n + items - 1) / items, block, INT_MAX);

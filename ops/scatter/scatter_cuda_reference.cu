@@ -121,7 +121,19 @@ __global__ void AccumulateKernel(Problem pr, State s) {
         gpu::AtomicAddDouble(&s.ref[t], v);
         break;
       case Reduction::kMul:
-        gpu::AtomicApplyDouble(&s.ref[t], v, [](double a, double b) { return a * b; });
+        if (pr.data.type == gpu::kRefI32 || pr.data.type == gpu::kRefI64) {
+          // Integers wrap around at their width, as the kernels' products do; with the
+          // generator's factors (powers of two, data below 2^7) every value stays exact.
+          const bool narrow = pr.data.type == gpu::kRefI32;
+          gpu::AtomicApplyDouble(&s.ref[t], v, [narrow](double a, double b) {
+            const uint64_t product = static_cast<uint64_t>(static_cast<int64_t>(a)) *
+                                     static_cast<uint64_t>(static_cast<int64_t>(b));
+            return narrow ? static_cast<double>(static_cast<int32_t>(static_cast<uint32_t>(product)))
+                          : static_cast<double>(static_cast<int64_t>(product));
+          });
+        } else {
+          gpu::AtomicApplyDouble(&s.ref[t], v, [](double a, double b) { return a * b; });
+        }
         break;
       case Reduction::kMin:
         gpu::AtomicApplyDouble(&s.ref[t], v, [](double a, double b) {

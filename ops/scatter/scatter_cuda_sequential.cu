@@ -34,14 +34,14 @@ __global__ void SequentialKernel(Params p, bool copy, ErrorSlot slot) {
 }  // namespace
 
 gpuError_t LaunchSequential(const Params& p, bool copy, int threads, ErrorSlot slot, gpuStream_t stream) {
-  return VisitTypes(p, [&]<typename T, typename I>() {
+  return VisitTypes<true>(p, [&]<typename T, typename I>() {
     SequentialKernel<T, I><<<1, threads, 0, stream>>>(p, copy && !p.in_place, slot);
     return gpuGetLastError();
   });
 }
 
 gpuError_t LaunchCopy(const Params& p, const CopyConfig& copy, gpuStream_t stream) {
-  return VisitTypes(p, [&]<typename T, typename I>() { return LaunchCopyOf<T>(p, copy, stream); });
+  return VisitTypes<true>(p, [&]<typename T, typename I>() { return LaunchCopyOf<T>(p, copy, stream); });
 }
 
 }  // namespace opsched::scatter::gpu_kernels

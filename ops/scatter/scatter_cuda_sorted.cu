@@ -1,6 +1,7 @@
 // The sort-based scatter: (target, position) pairs sorted with a stable radix sort, each
-// run of equal targets reduced in position order (ReduceByKey), then applied — one
-// write per distinct target. Deterministic; contention-free on duplicate-heavy adds.
+// run of equal targets reduced in position order (ReduceByKey, in f32 for the float types
+// and in the integer itself for i32/i64), then applied — one write per distinct target.
+// Deterministic; contention-free on duplicate-heavy adds.
 #include "core/gpu/device_algorithms.cuh"
 #include "ops/scatter/scatter_cuda_common.cuh"
 
@@ -8,9 +9,10 @@ namespace opsched::scatter::gpu_kernels {
 
 // The reduction as a binary functor for ReduceByKey. Named (not in an anonymous
 // namespace) because the vendor library instantiates kernels with it.
+template <typename C>
 struct CombineOp {
   Reduction reduction;
-  __host__ __device__ float operator()(float a, float b) const { return Combine(reduction, a, b); }
+  __host__ __device__ C operator()(C a, C b) const { return Combine(reduction, a, b); }
 };
 
 namespace {
@@ -31,7 +33,8 @@ bool Use64BitKeys(const Params& p) {
   return p.n >= (int64_t(1) << 32) - 1 || p.data_n >= (int64_t(1) << 32) - 1;
 }
 
-template <typename K>
+// K: the sort's key type; C: the type updates are reduced in.
+template <typename K, typename C>
 SortedLayout<K> LayoutFor(const Params& p) {
   auto align = [](size_t x) { return (x + 255) / 256 * 256; };
   const size_t n = static_cast<size_t>(std::max<int64_t>(p.n, 1));
@@ -42,19 +45,19 @@ SortedLayout<K> LayoutFor(const Params& p) {
     at += align(n * sizeof(K));
   }
   l.gathered = at;
-  at += align(n * sizeof(float));
+  at += align(n * sizeof(C));
   l.unique = at;
   at += align(n * sizeof(K));
   l.aggregates = at;
-  at += align(n * sizeof(float));
+  at += align(n * sizeof(C));
   l.runs = at;
   at += align(sizeof(int64_t));
   l.temp = at;
   size_t sort_bytes = 0, reduce_bytes = 0;
   gpu::SortPairs<K, K>(nullptr, sort_bytes, nullptr, nullptr, nullptr, nullptr, p.n, 8 * sizeof(K), nullptr);
   gpu::ReduceByKey(nullptr, reduce_bytes, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
-                   static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-                   static_cast<int64_t*>(nullptr), CombineOp{p.reduction}, p.n, nullptr);
+                   static_cast<const C*>(nullptr), static_cast<C*>(nullptr),
+                   static_cast<int64_t*>(nullptr), CombineOp<C>{p.reduction}, p.n, nullptr);
   l.temp_bytes = std::max(sort_bytes, reduce_bytes);
   l.total = at + align(l.temp_bytes);
   return l;
@@ -84,7 +87,7 @@ __global__ void KeysKernel(Params p, Geometry g, bool copy, int vector_bytes, Wo
 }
 
 template <typename T, bool kFast32, typename K>
-__global__ void GatherKernel(Params p, Geometry g, const K* positions, float* gathered) {
+__global__ void GatherKernel(Params p, Geometry g, const K* positions, typename T::Compute* gathered) {
   using S = typename T::Storage;
   const S* __restrict__ updates = static_cast<const S*>(p.updates);
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -95,7 +98,7 @@ __global__ void GatherKernel(Params p, Geometry g, const K* positions, float* ga
 }
 
 template <typename T, typename I, typename K>
-__global__ void ApplyRunsKernel(Params p, const K* unique, const float* aggregates, const int64_t* runs,
+__global__ void ApplyRunsKernel(Params p, const K* unique, const typename T::Compute* aggregates, const int64_t* runs,
                                 const Word* word, ErrorSlot slot) {
   using S = typename T::Storage;
   const Word bad = *word;
@@ -112,10 +115,11 @@ __global__ void ApplyRunsKernel(Params p, const K* unique, const float* aggregat
   }
 }
 
-template <typename K>
+template <typename K, typename T, typename I>
 gpuError_t LaunchSortedWith(const Params& p, const CopyConfig& copy, int block, void* workspace,
                             size_t workspace_bytes, ErrorSlot slot, gpuStream_t stream) {
-  const SortedLayout<K> l = LayoutFor<K>(p);
+  using C = typename T::Compute;
+  const SortedLayout<K> l = LayoutFor<K, C>(p);
   if (workspace_bytes < l.total) return gpuErrorMemoryAllocation;
   char* ws = static_cast<char*>(workspace);
   Word* word = &reinterpret_cast<WorkspaceHeader*>(ws)->bad;
@@ -123,9 +127,9 @@ gpuError_t LaunchSortedWith(const Params& p, const CopyConfig& copy, int block, 
   K* keys_out = reinterpret_cast<K*>(ws + l.keys_out);
   K* values_in = reinterpret_cast<K*>(ws + l.values_in);
   K* values_out = reinterpret_cast<K*>(ws + l.values_out);
-  float* gathered = reinterpret_cast<float*>(ws + l.gathered);
+  C* gathered = reinterpret_cast<C*>(ws + l.gathered);
   K* unique = reinterpret_cast<K*>(ws + l.unique);
-  float* aggregates = reinterpret_cast<float*>(ws + l.aggregates);
+  C* aggregates = reinterpret_cast<C*>(ws + l.aggregates);
   int64_t* runs = reinterpret_cast<int64_t*>(ws + l.runs);
   void* temp = ws + l.temp;
   gpuError_t err = ClearHeader(ws, stream);
@@ -138,52 +142,59 @@ gpuError_t LaunchSortedWith(const Params& p, const CopyConfig& copy, int block, 
   int64_t extent = 1;
   for (int d = 0; d < p.rank; ++d) extent += (p.data_shape[d] - 1) * p.out_strides[d];
   const int bits = KeyBits(static_cast<uint64_t>(std::max<int64_t>(extent, 1)));
-  return VisitTypes(p, [&]<typename T, typename I>() {
-    const int64_t per = std::max<int64_t>(vec / int64_t(sizeof(typename T::Storage)), 1);
-    const int64_t work = std::max(p.n, p.in_place ? 0 : p.data_n / per);
-    if (fast) {
-      KeysKernel<T, I, true, K><<<Blocks(work, copy.block), copy.block, 0, stream>>>(
-          p, g, !p.in_place, vec, word, keys_in, values_in);
-    } else {
-      KeysKernel<T, I, false, K><<<Blocks(work, copy.block), copy.block, 0, stream>>>(
-          p, g, !p.in_place, vec, word, keys_in, values_in);
-    }
-    gpuError_t e = gpuGetLastError();
-    if (e == gpuSuccess && p.n > 0) {
-      size_t temp_bytes = l.temp_bytes;
-      e = gpu::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, p.n, bits, stream);
-      if (e == gpuSuccess) {
-        if (fast) {
-          GatherKernel<T, true, K><<<Blocks(p.n, block), block, 0, stream>>>(p, g, values_out, gathered);
-        } else {
-          GatherKernel<T, false, K><<<Blocks(p.n, block), block, 0, stream>>>(p, g, values_out, gathered);
-        }
-        e = gpuGetLastError();
+  const int64_t per = std::max<int64_t>(vec / int64_t(sizeof(typename T::Storage)), 1);
+  const int64_t work = std::max(p.n, p.in_place ? 0 : p.data_n / per);
+  if (fast) {
+    KeysKernel<T, I, true, K><<<Blocks(work, copy.block), copy.block, 0, stream>>>(
+        p, g, !p.in_place, vec, word, keys_in, values_in);
+  } else {
+    KeysKernel<T, I, false, K><<<Blocks(work, copy.block), copy.block, 0, stream>>>(
+        p, g, !p.in_place, vec, word, keys_in, values_in);
+  }
+  gpuError_t e = gpuGetLastError();
+  if (e == gpuSuccess && p.n > 0) {
+    size_t temp_bytes = l.temp_bytes;
+    e = gpu::SortPairs(temp, temp_bytes, keys_in, keys_out, values_in, values_out, p.n, bits, stream);
+    if (e == gpuSuccess) {
+      if (fast) {
+        GatherKernel<T, true, K><<<Blocks(p.n, block), block, 0, stream>>>(p, g, values_out, gathered);
+      } else {
+        GatherKernel<T, false, K><<<Blocks(p.n, block), block, 0, stream>>>(p, g, values_out, gathered);
       }
-      if (e == gpuSuccess) {
-        size_t reduce_bytes = l.temp_bytes;
-        e = gpu::ReduceByKey(temp, reduce_bytes, static_cast<const K*>(keys_out), unique,
-                             static_cast<const float*>(gathered), aggregates, runs, CombineOp{p.reduction},
-                             p.n, stream);
-      }
+      e = gpuGetLastError();
     }
-    if (e != gpuSuccess) return e;
-    ApplyRunsKernel<T, I, K><<<Blocks(std::max<int64_t>(p.n, 1), block), block, 0, stream>>>(
-        p, unique, aggregates, runs, word, slot);
-    return gpuGetLastError();
-  });
+    if (e == gpuSuccess) {
+      size_t reduce_bytes = l.temp_bytes;
+      e = gpu::ReduceByKey(temp, reduce_bytes, static_cast<const K*>(keys_out), unique,
+                           static_cast<const C*>(gathered), aggregates, runs, CombineOp<C>{p.reduction},
+                           p.n, stream);
+    }
+  }
+  if (e != gpuSuccess) return e;
+  ApplyRunsKernel<T, I, K><<<Blocks(std::max<int64_t>(p.n, 1), block), block, 0, stream>>>(
+      p, unique, aggregates, runs, word, slot);
+  return gpuGetLastError();
 }
 
 }  // namespace
 
 size_t SortedWorkspaceBytes(const Params& p) {
-  return Use64BitKeys(p) ? LayoutFor<uint64_t>(p).total : LayoutFor<uint32_t>(p).total;
+  size_t bytes = 0;
+  VisitTypes<true>(p, [&]<typename T, typename I>() {
+    using C = typename T::Compute;
+    bytes = Use64BitKeys(p) ? LayoutFor<uint64_t, C>(p).total : LayoutFor<uint32_t, C>(p).total;
+    return gpuSuccess;
+  });
+  return bytes;
 }
 
 gpuError_t LaunchSorted(const Params& p, const CopyConfig& copy, int block, void* workspace,
                         size_t workspace_bytes, ErrorSlot slot, gpuStream_t stream) {
-  return Use64BitKeys(p) ? LaunchSortedWith<uint64_t>(p, copy, block, workspace, workspace_bytes, slot, stream)
-                         : LaunchSortedWith<uint32_t>(p, copy, block, workspace, workspace_bytes, slot, stream);
+  return VisitTypes<true>(p, [&]<typename T, typename I>() {
+    return Use64BitKeys(p)
+               ? LaunchSortedWith<uint64_t, T, I>(p, copy, block, workspace, workspace_bytes, slot, stream)
+               : LaunchSortedWith<uint32_t, T, I>(p, copy, block, workspace, workspace_bytes, slot, stream);
+  });
 }
 
 }  // namespace opsched::scatter::gpu_kernels

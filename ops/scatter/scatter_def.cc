@@ -7,6 +7,7 @@
 
 #include "core/data_error.h"
 #include "core/format.h"
+#include "ops/scatter/scatter_combine_integer.h"
 
 #include "registry/registry.h"
 
@@ -70,10 +71,6 @@ class ScatterOp : public OpDef {
     }
     if (w->tensors().size() != 3) {
       return absl::InvalidArgumentError("scatter takes exactly data, indices and updates");
-    }
-    if (!IsFloating(data->dtype())) {
-      return absl::InvalidArgumentError(fmt::format(
-          "scatter: data is {}, expected f32, f16 or bf16", DTypeName(data->dtype())));
     }
     if (updates->dtype() != data->dtype()) {
       return absl::InvalidArgumentError(fmt::format("scatter: updates are {} but data is {}",
@@ -151,9 +148,19 @@ class ScatterOp : public OpDef {
     HostTensor& updates = (*inputs)[2];
     const int axis = static_cast<int>(*w.GetInt("axis"));
     const int64_t axis_size = data.desc().dim(axis);
-    std::uniform_real_distribution<double> value(-1.0, 1.0);
-    for (int64_t i = 0; i < data.desc().numel(); ++i) data.Set(i, value(rng));
-    for (int64_t i = 0; i < updates.desc().numel(); ++i) updates.Set(i, value(rng));
+    if (IsInteger(data.desc().dtype())) {
+      // Integers: data in [-50, 50]; updates too, or in [-2, 2] for mul, so that every
+      // result, wrapped around or not, stays exact in the float64 reference.
+      const bool mul = *w.GetString("reduction") == "mul";
+      std::uniform_int_distribution<int64_t> data_value(-50, 50);
+      std::uniform_int_distribution<int64_t> update_value(mul ? -2 : -50, mul ? 2 : 50);
+      for (int64_t i = 0; i < data.desc().numel(); ++i) data.Set(i, static_cast<double>(data_value(rng)));
+      for (int64_t i = 0; i < updates.desc().numel(); ++i) updates.Set(i, static_cast<double>(update_value(rng)));
+    } else {
+      std::uniform_real_distribution<double> value(-1.0, 1.0);
+      for (int64_t i = 0; i < data.desc().numel(); ++i) data.Set(i, value(rng));
+      for (int64_t i = 0; i < updates.desc().numel(); ++i) updates.Set(i, value(rng));
+    }
     const int64_t n = indices.desc().numel();
     if (n > 0 && axis_size == 0) {
       return absl::InvalidArgumentError("scatter: no valid index exists for an empty axis");
@@ -201,16 +208,34 @@ class ScatterOp : public OpDef {
     const HostTensor& updates = inputs[2];
     const int axis = static_cast<int>(*w.GetInt("axis"));
     OPSCHED_ASSIGN_OR_RETURN(Reduction r, ParseReduction(*w.GetString("reduction")));
+    const DType dtype = data.desc().dtype();
+    const bool integer = IsInteger(dtype);
+    // Integers are combined exactly in int64, wrapped to the dtype's width (i32 wraps at
+    // 2^32 like the kernels); the doubles returned are exact up to 2^53.
     std::vector<double> out(data.desc().numel());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = data.Get(i);
+    std::vector<int64_t> exact(integer ? out.size() : 0);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (integer) {
+        exact[i] = data.GetInt(i);
+      } else {
+        out[i] = data.Get(i);
+      }
+    }
     const int64_t axis_size = data.desc().dim(axis);
     for (int64_t p = 0; p < indices.desc().numel(); ++p) {
-      const int64_t raw = static_cast<int64_t>(indices.Get(p));
+      const int64_t raw = indices.GetInt(p);
       int64_t index;
       if (!NormaliseIndex(raw, axis_size, &index)) return OutOfRangeError(w, p, raw);
       const int64_t t = TargetOf(indices.desc(), data.desc(), axis, p, index);
-      out[t] = Combine(r, out[t], updates.Get(p));
+      if (!integer) {
+        out[t] = Combine(r, out[t], updates.Get(p));
+      } else if (dtype == DType::kI32) {
+        exact[t] = CombineInteger<int32_t>(r, static_cast<int32_t>(exact[t]), static_cast<int32_t>(updates.GetInt(p)));
+      } else {
+        exact[t] = CombineInteger<int64_t>(r, exact[t], updates.GetInt(p));
+      }
     }
+    for (size_t i = 0; i < exact.size(); ++i) out[i] = static_cast<double>(exact[i]);
     return std::vector<std::vector<double>>{std::move(out)};
   }
 
@@ -369,9 +394,11 @@ Params MakeParams(const Workload& w) {
   p.rank = data.rank();
   p.axis = static_cast<int32_t>(*w.GetInt("axis"));
   p.reduction = *ParseReduction(*w.GetString("reduction"));
-  p.type = data.dtype() == DType::kF32   ? ElementType::kF32
-           : data.dtype() == DType::kF16 ? ElementType::kF16
-                                         : ElementType::kBF16;
+  // ElementType mirrors DType value for value.
+  static_assert(int(ElementType::kF32) == int(DType::kF32) && int(ElementType::kF16) == int(DType::kF16) &&
+                int(ElementType::kBF16) == int(DType::kBF16) && int(ElementType::kI32) == int(DType::kI32) &&
+                int(ElementType::kI64) == int(DType::kI64));
+  p.type = static_cast<ElementType>(static_cast<int>(data.dtype()));
   p.index64 = indices.dtype() == DType::kI64;
   for (int d = 0; d < p.rank; ++d) {
     p.shape[d] = indices.dim(d);

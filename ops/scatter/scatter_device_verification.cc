@@ -124,8 +124,15 @@ class ScatterDeviceVerification : public DeviceVerification {
     if (inputs[1].desc.numel() > 0 && axis_size == 0) {
       return absl::InvalidArgumentError("scatter: no valid index exists for an empty axis");
     }
-    OPSCHED_RETURN_IF_ERROR(gpu::Fill(inputs[0], seed, 0, gpu::FillOptions{}, stream.native()));
-    OPSCHED_RETURN_IF_ERROR(gpu::Fill(inputs[2], seed, 2, gpu::FillOptions{}, stream.native()));
+    // Integers as ScatterOp::Generate draws them: [-50, 50], mul's updates [-2, 2].
+    const bool integer = IsInteger(inputs[0].desc.dtype());
+    const bool mul = *w.GetString("reduction") == "mul";
+    const gpu::FillOptions data_values = integer ? gpu::FillOptions{.lo = -50, .hi = 50} : gpu::FillOptions{};
+    const gpu::FillOptions update_values = !integer ? gpu::FillOptions{}
+                                           : mul    ? gpu::FillOptions{.lo = -2, .hi = 2}
+                                                    : data_values;
+    OPSCHED_RETURN_IF_ERROR(gpu::Fill(inputs[0], seed, 0, data_values, stream.native()));
+    OPSCHED_RETURN_IF_ERROR(gpu::Fill(inputs[2], seed, 2, update_values, stream.native()));
     ref::IndexOptions io;
     io.pattern = options.index_pattern == "unique" ? ref::IndexPattern::kUnique
                  : options.index_pattern == "hot"  ? ref::IndexPattern::kHot

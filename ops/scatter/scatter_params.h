@@ -7,7 +7,10 @@
 namespace opsched::scatter {
 
 enum class Reduction : int32_t { kNone = 0, kAdd = 1, kMul = 2, kMin = 3, kMax = 4 };
-enum class ElementType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2 };
+enum class ElementType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI32 = 3, kI64 = 4 };
+
+// The integer element types (exact: add and mul wrap around, scatter_combine_integer.h).
+inline bool IsIntegerElement(ElementType t) { return t == ElementType::kI32 || t == ElementType::kI64; }
 
 inline constexpr int kMaxRank = 6;
 

@@ -1,9 +1,11 @@
-// Every scatter implementation against the float64 reference: all reductions, dtypes,
-// index types, ranks 1-6, every axis (negative too), in place and out of place,
-// duplicates, negative indices, empty and one-element tensors, non-contiguous strides,
-// out-of-range indices. Runs on the CPU, and on the GPU when there is one.
+// Every scatter implementation against the float64 reference: all reductions, dtypes
+// (integers exactly, wrapping around), index types, ranks 1-6, every axis (negative
+// too), in place and out of place, duplicates, negative indices, empty and one-element
+// tensors, non-contiguous strides, out-of-range indices. Runs on the CPU, and on the GPU when there is one.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstring>
 #include <random>
 
 #include "core/format.h"
@@ -39,7 +41,7 @@ std::string Dims(const std::vector<int64_t>& d) { return fmt::format("{}", fmt::
 
 TEST_P(ScatterTest, RandomShapesEveryReductionDtypeAndAxis) {
   int runs = 0;
-  const char* dtypes[] = {"f32", "f16", "bf16"};
+  const char* dtypes[] = {"f32", "f16", "bf16", "i32", "i64"};
   const char* reductions[] = {"none", "add", "mul", "min", "max"};
   std::uniform_int_distribution<int> dim(1, 5);
   for (int trial = 0; trial < 120; ++trial) {
@@ -50,7 +52,7 @@ TEST_P(ScatterTest, RandomShapesEveryReductionDtypeAndAxis) {
     for (int d = 0; d < rank; ++d) {
       idx[d] = d == axis ? dim(rng_) + 1 : std::uniform_int_distribution<int64_t>(1, data[d])(rng_);
     }
-    const char* dtype = dtypes[trial % 3];
+    const char* dtype = dtypes[trial % 5];
     const char* itype = (trial / 3) % 2 ? "i32" : "i64";
     const char* reduction = reductions[(trial / 6) % 5];
     const int written_axis = trial % 4 == 0 ? axis - rank : axis;  // negative axes too
@@ -105,6 +107,11 @@ TEST_P(ScatterTest, EdgeShapes) {
            "scatter data=f32[3,257] indices=i32[3,1000] updates=f32[3,1000] axis=1 reduction=add",
            "scatter data=f16[7,1,9] indices=i64[7,1,33] updates=f16[7,1,33] axis=-1 reduction=max",
            "scatter data=f32[2,3,4,5,6] indices=i64[2,3,4,5,6] updates=f32[2,3,4,5,6] axis=2 reduction=min",
+           // integers: empty, one element, duplicates on an odd axis
+           "scatter data=i64[0,4] indices=i64[0,4] updates=i64[0,4] axis=1 reduction=add",
+           "scatter data=i32[1] indices=i32[1] updates=i32[1] axis=0 reduction=mul",
+           "scatter data=i64[3,257] indices=i32[3,1000] updates=i64[3,1000] axis=1 reduction=add",
+           "scatter data=i32[7,1,9] indices=i64[7,1,33] updates=i32[7,1,33] axis=-1 reduction=min",
        }) {
     for (bool in_place : {false, true}) {
       TrialOptions options;
@@ -140,38 +147,113 @@ TEST_P(ScatterTest, NonContiguousStrides) {
   EXPECT_GT(runs, 6);
 }
 
-TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
-  const Workload w = Canonical(
-      "scatter data=f32[10,20] indices=i64[6,20] updates=f32[6,20] axis=0 reduction=add");
-  for (bool in_place : {false, true}) {
-    TrialOptions options;
-    options.seed = rng_();
-    options.in_place = in_place;
-    auto trial = Trial::Create(registry_, w, target_, options);
-    ASSERT_TRUE(trial.ok());
-    // Two bad indices; the first in row-major order is at position [2,7] (value 10).
-    HostTensor& indices = (*trial)->inputs()[1];
-    indices.Set(4 * 20 + 3, -11);
-    indices.Set(2 * 20 + 7, 10);
-    OPSCHED_ASSERT_OK((*trial)->Upload());
-    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
-      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
-        Status s = (*trial)->Run(*impl, config);
-        ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << ": " << s;
-        EXPECT_NE(s.message().find("index 10 at position [2,7] is out of range [-10,10) of axis 0"),
-                  std::string::npos)
-            << impl->name() << ": " << s;
-        // data (the first input) is never modified, in place included.
-        std::vector<uint8_t> now((*trial)->inputs()[0].storage_bytes());
-        const Tensor& data = (*trial)->tensors()[0];
-        if (data.device.is_cpu()) {
-          std::memcpy(now.data(), data.data, now.size());
-        } else {
-          OPSCHED_ASSERT_OK(gpu::MemcpyAsync(now.data(), data.data, now.size(), nullptr));
-          OPSCHED_ASSERT_OK(gpu::StreamSynchronize(nullptr));
+// Writes `values` into an i32 or i64 host tensor bit-exactly (Set goes through double).
+void SetIntegers(HostTensor& t, const std::vector<int64_t>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t at = t.OffsetOf(static_cast<int64_t>(i));
+    if (t.desc().dtype() == DType::kI32) {
+      const int32_t v = static_cast<int32_t>(values[i]);
+      std::memcpy(static_cast<int32_t*>(t.data()) + at, &v, sizeof v);
+    } else {
+      std::memcpy(static_cast<int64_t*>(t.data()) + at, &values[i], sizeof values[i]);
+    }
+  }
+}
+
+TEST_P(ScatterTest, IntegersAreExactAndWrapAroundLikePyTorch) {
+  // Targets 0 and 2 get two updates each; values beyond 2^53 (where a double rounds) and
+  // sums and products that overflow, which wrap around in two's complement.
+  const std::vector<int64_t> index = {0, 2, 1, 0, 3, 2};
+  struct Case {
+    DType dtype;
+    std::vector<int64_t> data, updates;
+  };
+  const int64_t big = int64_t(1) << 62;
+  const Case cases[] = {
+      {DType::kI64,
+       {big, -(int64_t(1) << 53) - 1, INT64_MAX, 5},
+       {big + 3, INT64_MIN + 1, 9007199254740993, 3, -2, 7}},
+      {DType::kI32, {INT32_MAX, -7, INT32_MIN, 65536}, {65536, INT32_MIN, 3, 1, 65536, -2}},
+  };
+  int checked = 0;
+  for (const Case& c : cases) {
+    const bool narrow = c.dtype == DType::kI32;
+    auto wrap = [narrow](uint64_t v) {
+      return narrow ? static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(v))) : static_cast<int64_t>(v);
+    };
+    for (const char* reduction : {"add", "mul", "min", "max"}) {
+      std::vector<int64_t> want = c.data;
+      for (size_t p = 0; p < index.size(); ++p) {
+        int64_t& e = want[index[p]];
+        const int64_t u = c.updates[p];
+        const std::string r = reduction;
+        e = r == "add"   ? wrap(static_cast<uint64_t>(e) + static_cast<uint64_t>(u))
+            : r == "mul" ? wrap(static_cast<uint64_t>(e) * static_cast<uint64_t>(u))
+            : r == "min" ? std::min(e, u)
+                         : std::max(e, u);
+      }
+      const Workload w = Canonical(fmt::format("scatter data={0}[4] indices=i64[6] updates={0}[6] axis=0 reduction={1}",
+                                               DTypeName(c.dtype), reduction));
+      for (bool in_place : {false, true}) {
+        TrialOptions options;
+        options.in_place = in_place;
+        auto trial = Trial::Create(registry_, w, target_, options);
+        ASSERT_TRUE(trial.ok()) << trial.status();
+        SetIntegers((*trial)->inputs()[0], c.data);
+        SetIntegers((*trial)->inputs()[1], index);
+        SetIntegers((*trial)->inputs()[2], c.updates);
+        OPSCHED_ASSERT_OK((*trial)->Upload());
+        for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+          for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 2, rng_)) {
+            OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), impl->name()));
+            for (int64_t t = 0; t < 4; ++t) {
+              EXPECT_EQ((*trial)->outputs()[0].GetInt(t), want[t])
+                  << impl->name() << " " << config.ToString() << " " << w.ToString() << " target " << t;
+            }
+            ++checked;
+          }
         }
-        EXPECT_EQ(std::memcmp(now.data(), (*trial)->inputs()[0].data(), now.size()), 0)
-            << impl->name() << " modified data";
+      }
+    }
+  }
+  // Sequential and parallel on the CPU; sequential, parallel and sorted on a GPU.
+  EXPECT_GE(checked, target_.kind == DeviceKind::kCpu ? 16 : 32);
+}
+
+TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
+  for (const char* dtype : {"f32", "f16", "bf16", "i32", "i64"}) {
+    const Workload w = Canonical(fmt::format(
+        "scatter data={0}[10,20] indices=i64[6,20] updates={0}[6,20] axis=0 reduction=add", dtype));
+    for (bool in_place : {false, true}) {
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = in_place;
+      auto trial = Trial::Create(registry_, w, target_, options);
+      ASSERT_TRUE(trial.ok());
+      // Two bad indices; the first in row-major order is at position [2,7] (value 10).
+      HostTensor& indices = (*trial)->inputs()[1];
+      indices.Set(4 * 20 + 3, -11);
+      indices.Set(2 * 20 + 7, 10);
+      OPSCHED_ASSERT_OK((*trial)->Upload());
+      for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+        for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
+          Status s = (*trial)->Run(*impl, config);
+          ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << ": " << s;
+          EXPECT_NE(s.message().find("index 10 at position [2,7] is out of range [-10,10) of axis 0"),
+                    std::string::npos)
+              << impl->name() << ": " << s;
+          // data (the first input) is never modified, in place included.
+          std::vector<uint8_t> now((*trial)->inputs()[0].storage_bytes());
+          const Tensor& data = (*trial)->tensors()[0];
+          if (data.device.is_cpu()) {
+            std::memcpy(now.data(), data.data, now.size());
+          } else {
+            OPSCHED_ASSERT_OK(gpu::MemcpyAsync(now.data(), data.data, now.size(), nullptr));
+            OPSCHED_ASSERT_OK(gpu::StreamSynchronize(nullptr));
+          }
+          EXPECT_EQ(std::memcmp(now.data(), (*trial)->inputs()[0].data(), now.size()), 0)
+              << impl->name() << " modified data";
+        }
       }
     }
   }
@@ -225,8 +307,8 @@ TEST(ScatterWorkloadTest, ValidationErrorsNameTheProblem) {
                "updates are f16 but data is f32"},
            Bad{"scatter data=f32[4,4] indices=f32[2,4] updates=f32[2,4] axis=0",
                "indices are f32, expected i32 or i64"},
-           Bad{"scatter data=i32[4,4] indices=i64[2,4] updates=i32[2,4] axis=0",
-               "data is i32, expected f32, f16 or bf16"},
+           Bad{"scatter data=i32[4,4] indices=i64[2,4] updates=i64[2,4] axis=0",
+               "updates are i64 but data is i32"},
            Bad{"scatter data=f32[4,4] indices=i64[2,4] updates=f32[2,4] axis=2",
                "axis 2 is out of range for rank 2"},
            Bad{"scatter data=f32[4,4] indices=i64[2,5] updates=f32[2,5] axis=0",
