@@ -36,7 +36,9 @@ def tensor(spec, gen, fill="normal"):
         extent = 1 + sum((d - 1) * s for d, s in zip(shape, strides)) if all(shape) else 0
         storage_shape = [extent]
     t = torch.empty(storage_shape, dtype=DTYPES[dtype], device="cuda")
-    if fill == "normal":
+    if fill == "normal" and dtype in ("i32", "i64"):
+        t.random_(-50, 51, generator=gen)
+    elif fill == "normal":
         t.normal_(generator=gen)
     if strides is not None:
         t = t.as_strided(shape, strides)
@@ -66,6 +68,9 @@ def build_reduce(tensors, attrs, gen):
     axes = [axes] if isinstance(axes, int) else axes
     keep = attrs.get("keepdims", False)
     op = attrs.get("op", "sum")
+    if op == "sum" and "dtype" in attrs:
+        out = DTYPES[attrs["dtype"]]
+        return lambda: torch.sum(x, dim=axes, keepdim=keep, dtype=out)
     if op == "sum":
         return lambda: torch.sum(x, dim=axes, keepdim=keep)
     if op == "mean":

@@ -38,8 +38,7 @@ class ReduceCpuSequential : public ReduceCpuBase {
       const auto* x = static_cast<const typename In::Storage*>(p.x);
       auto* y = static_cast<typename Out::Storage*>(p.y);
       for (int64_t m = 0; m < p.outputs; ++m) {
-        const float acc = cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length);
-        y[m] = Out::Store(Finalize(p.op, acc, p.length, p.scale));
+        y[m] = cpu::Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
       }
     });
     return absl::OkStatus();
@@ -67,24 +66,24 @@ class ReduceCpuParallel : public ReduceCpuBase {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int64_t m0 = 0; m0 < p.outputs; m0 += per) {
           for (int64_t m = m0; m < std::min(p.outputs, m0 + per); ++m) {
-            const float acc = cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length);
-            y[m] = Out::Store(Finalize(p.op, acc, p.length, p.scale));
+            y[m] = cpu::Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
           }
         }
         return;
       }
       // Few long outputs: chunks of terms, partials combined in order.
       const int64_t chunks = (p.length + chunk - 1) / chunk;
-      std::vector<float> partial(chunks);
+      using A = AccumulatorOf<In>;
+      std::vector<A> partial(chunks);
       for (int64_t m = 0; m < p.outputs; ++m) {
         const int64_t base = cpu::KeptOffset(p, m);
 #pragma omp parallel for num_threads(threads) schedule(static)
         for (int64_t c = 0; c < chunks; ++c) {
           partial[c] = cpu::Accumulate<In>(p, x, base, c * chunk, std::min(p.length, (c + 1) * chunk));
         }
-        float acc = Identity(p.op);
-        for (float v : partial) acc = Combine(p.op, acc, v);
-        y[m] = Out::Store(Finalize(p.op, acc, p.length, p.scale));
+        A acc = IdentityOf<A>(p.op);
+        for (A v : partial) acc = Combine(p.op, acc, v);
+        y[m] = cpu::Output<Out>(p, acc);
       }
     });
     return absl::OkStatus();

@@ -1,8 +1,10 @@
 // Reduce loops on the CPU over the canonical problem: the terms [begin, end) of output m
-// accumulated in float, and the type dispatch shared by the CPU implementations.
+// accumulated in float (int64 for integers), and the type dispatch shared by the CPU
+// implementations.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/element.h"
 #include "ops/reduce/reduce_math.h"
@@ -22,10 +24,20 @@ inline int64_t KeptOffset(const Problem& p, int64_t m) {
 // Accumulates terms [begin, end) of the output whose kept offset is `base`: an odometer
 // over the outer reduced dimensions around a strided loop over the innermost one.
 template <typename In>
-float Accumulate(const Problem& p, const typename In::Storage* x, int64_t base, int64_t begin, int64_t end) {
-  float acc = Identity(p.op);
+AccumulatorOf<In> Accumulate(const Problem& p, const typename In::Storage* x, int64_t base, int64_t begin,
+                             int64_t end) {
+  using A = AccumulatorOf<In>;
+  A acc = IdentityOf<A>(p.op);
+  // A term: transformed (squared for sumsq) in float; integers as they are.
+  auto term = [&p](typename In::Storage s) -> A {
+    if constexpr (std::is_same_v<A, float>) {
+      return Transform(p.op, In::Load(s));
+    } else {
+      return static_cast<A>(In::Load(s));
+    }
+  };
   if (begin >= end) return acc;
-  if (p.reduced_rank == 0) return Combine(p.op, acc, Transform(p.op, In::Load(x[base])));
+  if (p.reduced_rank == 0) return Combine(p.op, acc, term(x[base]));
   const int last = p.reduced_rank - 1;
   const int64_t inner = p.reduced_shape[last];
   const int64_t stride = p.reduced_strides[last];
@@ -40,10 +52,21 @@ float Accumulate(const Problem& p, const typename In::Storage* x, int64_t base, 
     }
     const int64_t stop = std::min<int64_t>(inner, i0 + (end - k));
     const typename In::Storage* run = x + offset;
-    for (int64_t i = i0; i < stop; ++i) acc = Combine(p.op, acc, Transform(p.op, In::Load(run[i * stride])));
+    for (int64_t i = i0; i < stop; ++i) acc = Combine(p.op, acc, term(run[i * stride]));
     k += stop - i0;
   }
   return acc;
+}
+
+// The output value of an accumulator: Finalize for floats; integers as they are (an i32
+// output keeps the low 32 bits).
+template <typename Out, typename A>
+typename Out::Storage Output(const Problem& p, A acc) {
+  if constexpr (std::is_same_v<A, float>) {
+    return Out::Store(Finalize(p.op, acc, p.length, p.scale));
+  } else {
+    return Out::Store(static_cast<typename Out::Compute>(acc));
+  }
 }
 
 // Calls fn.template operator()<In, Out>() for the problem's element types.
@@ -57,6 +80,16 @@ void VisitTypes(const Problem& p, Fn&& fn) {
     }
   };
   switch (p.in_type) {
+    case ElementType::kI32:
+      if (p.out_type == ElementType::kI64) {
+        fn.template operator()<I32, I64>();
+      } else {
+        fn.template operator()<I32, I32>();
+      }
+      break;
+    case ElementType::kI64:
+      fn.template operator()<I64, I64>();
+      break;
     case ElementType::kF16:
       with_out.template operator()<F16>();
       break;

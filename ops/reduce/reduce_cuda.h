@@ -44,6 +44,12 @@ bool ColumnsVectorFits(const Problem& p, int vector);
 gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream,
                          bool finish = true);
 
+// Integers (i32, i64 in; sum, max, min; int64 accumulator): `group` threads per output
+// (1, a thread per output: coalesced where neighbouring outputs are neighbours in x; up
+// to 32, shuffles; more, the whole block of `group` threads) stride over its terms and
+// combine in a fixed order. Blocks of `block` threads (at least `group`).
+gpuError_t LaunchInteger(const Problem& p, int group, int block, gpuStream_t stream);
+
 // Workspace of a split reduction: float partials [split][M].
 size_t SplitWorkspaceBytes(const Problem& p, int split);
 

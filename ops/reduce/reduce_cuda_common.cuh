@@ -48,9 +48,10 @@ struct alignas(sizeof(S) * V) Vec {
   S v[V];
 };
 
-// Calls fn.template operator()<In, Out>() for the problem's element types: any input
-// type with its own type or f32 out, and f32 in with a 16-bit out (the second stage of
-// a staged reduction reads its float buffer).
+// Calls fn.template operator()<In, Out>() for the problem's element types: any float
+// input type with its own type or f32 out, and f32 in with a 16-bit out (the second
+// stage of a staged reduction reads its float buffer). Integers are the integer
+// kernel's (reduce_cuda_integer.cu): gpuErrorInvalidValue here.
 template <typename Fn>
 gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
   auto with_out = [&]<typename In>() {
@@ -64,6 +65,9 @@ gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
     }
   };
   switch (p.in_type) {
+    case ElementType::kI32:
+    case ElementType::kI64:
+      return gpuErrorInvalidValue;
     case ElementType::kF16:
       return p.out_type == ElementType::kF32 ? fn.template operator()<F16, F32>() : fn.template operator()<F16, F16>();
     case ElementType::kBF16:

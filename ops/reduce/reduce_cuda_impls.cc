@@ -31,6 +31,14 @@ std::vector<int64_t> Powers(int64_t from, int64_t to) {
   return v;
 }
 
+// The float kernels' inputs (integers go to reduce_cuda_integer).
+Status FloatInput(const Problem& p) {
+  if (IsIntegerElement(p.in_type)) {
+    return absl::InvalidArgumentError("serves f32, f16 and bf16 (reduce_cuda_integer serves i32 and i64)");
+  }
+  return absl::OkStatus();
+}
+
 Status FitsOwnKernels(const Problem& p) {
   if (p.outputs > k::kMaxExtent || p.length > k::kMaxExtent) {
     return absl::InvalidArgumentError(fmt::format(
@@ -66,6 +74,7 @@ class ReduceCudaRows : public ReduceGpu {
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
+    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
     if (!p.rows && p.length > 1) {
       return absl::InvalidArgumentError("needs the innermost reduced dimension contiguous (stride 1)");
     }
@@ -118,7 +127,9 @@ class ReduceCudaColumns : public ReduceGpu {
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     // Any layout: vector loads need the innermost kept dimension contiguous.
-    return FitsOwnKernels(MakeProblem(w));
+    const Problem p = MakeProblem(w);
+    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
+    return FitsOwnKernels(p);
   }
   ConfigSpace Space(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
@@ -156,6 +167,7 @@ class ReduceCudaStaged : public ReduceGpu {
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
+    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
     if (!k::StagedApplies(p)) {
       return absl::InvalidArgumentError(
           "needs several contiguous runs per output (a reduced dimension outside the innermost, contiguous one) "
@@ -207,6 +219,7 @@ class ReduceCub : public ReduceGpu {
   }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
+    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
     if (p.length == 0 || p.outputs == 0) return absl::InvalidArgumentError("needs a non-empty reduction");
     const bool one_run = p.reduced_rank == 1 && p.rows;
     if (!segmented_) {
@@ -232,6 +245,32 @@ class ReduceCub : public ReduceGpu {
   bool segmented_;
 };
 
+// Integers: `group` threads per output over its terms in int64 (reduce_math.h).
+class ReduceCudaInteger : public ReduceGpu {
+ public:
+  std::string_view name() const override { return "reduce_cuda_integer"; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    const Problem p = MakeProblem(w);
+    if (!IsIntegerElement(p.in_type)) return absl::InvalidArgumentError("serves i32 and i64");
+    return FitsOwnKernels(p);
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override {
+    return ConfigSpace()
+        .AddInts("group", {1, 4, 8, 32, 256, 1024}, 32)
+        .AddInts("block", {128, 256, 512}, 256)
+        .Constrain("block is the group when group > 32",
+                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; });
+  }
+  Launcher MakeLauncher(const Workload&, const Config& config) const override {
+    const int group = Int(config, "group", 32);
+    const int block = group > 32 ? group : Int(config, "block", 256);
+    return [group, block](const Problem& p, const PreparedArgs& a) {
+      return k::LaunchInteger(p, group, block, StreamOf(a));
+    };
+  }
+};
+
 struct RegisterCub {
   RegisterCub() {
     RegisterImplementation(std::make_unique<ReduceCub>(false));
@@ -242,6 +281,7 @@ struct RegisterCub {
 OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaRows);
 OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaColumns);
 OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaStaged);
+OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaInteger);
 
 }  // namespace
 }  // namespace opsched::reduce

@@ -22,7 +22,10 @@ uint32_t AxisMask(const Workload& w) {
 }
 
 ElementType ElementTypeOf(DType d) {
-  return d == DType::kF32 ? ElementType::kF32 : d == DType::kF16 ? ElementType::kF16 : ElementType::kBF16;
+  static_assert(int(ElementType::kF32) == int(DType::kF32) && int(ElementType::kF16) == int(DType::kF16) &&
+                int(ElementType::kBF16) == int(DType::kBF16) && int(ElementType::kI32) == int(DType::kI32) &&
+                int(ElementType::kI64) == int(DType::kI64));
+  return static_cast<ElementType>(static_cast<int>(d));
 }
 
 DType OutDType(const Workload& w) {
@@ -59,10 +62,6 @@ class ReduceOpDef : public OpDef {
     const TensorDesc* x = w->FindTensor("x");
     if (x == nullptr || w->tensors().size() != 1) {
       return absl::InvalidArgumentError("reduce takes exactly one tensor, x");
-    }
-    if (!IsFloating(x->dtype())) {
-      return absl::InvalidArgumentError(
-          fmt::format("reduce: x is {}, expected f32, f16 or bf16", DTypeName(x->dtype())));
     }
     const int rank = x->rank();
     if (rank > kMaxRank) {
@@ -111,10 +110,16 @@ class ReduceOpDef : public OpDef {
     if (w->FindAttr("dtype") != nullptr) {
       OPSCHED_ASSIGN_OR_RETURN(std::string_view name, w->GetString("dtype"));
       OPSCHED_ASSIGN_OR_RETURN(out, ParseDType(name));
-      if (out != x->dtype() && out != DType::kF32) {
-        return absl::InvalidArgumentError(fmt::format(
-            "reduce: dtype {} is not available for x {} (x's own type or f32)", name, DTypeName(x->dtype())));
+      const bool integer = IsInteger(x->dtype());
+      if (out != x->dtype() && out != (integer ? DType::kI64 : DType::kF32)) {
+        return absl::InvalidArgumentError(fmt::format("reduce: dtype {} is not available for x {} (x's own type or {})",
+                                                      name, DTypeName(x->dtype()), integer ? "i64" : "f32"));
       }
+    }
+    if (IsInteger(x->dtype()) && op != "sum" && op != "max" && op != "min") {
+      return absl::InvalidArgumentError(
+          fmt::format("reduce: op {} takes f32, f16 or bf16 (x is {}; integers take sum, max and min)", op,
+                      DTypeName(x->dtype())));
     }
     for (const Attr& a : w->attrs()) {
       if (a.name != "axes" && a.name != "op" && a.name != "keepdims" && a.name != "dtype") {
@@ -157,6 +162,12 @@ class ReduceOpDef : public OpDef {
   Status Generate(const Workload&, const GeneratorOptions& options, std::mt19937_64& rng,
                   std::vector<HostTensor>* inputs) const override {
     HostTensor& x = (*inputs)[0];
+    if (IsInteger(x.desc().dtype())) {
+      // Integers in [-1000, 1000]: sums stay exact in the float64 reference.
+      std::uniform_int_distribution<int64_t> value(-1000, 1000);
+      for (int64_t i = 0; i < x.desc().numel(); ++i) x.Set(i, static_cast<double>(value(rng)));
+      return absl::OkStatus();
+    }
     std::uniform_real_distribution<double> value(-1.0, 1.0);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     const double specials[] = {std::nan(""), std::numeric_limits<double>::infinity(),
@@ -183,6 +194,24 @@ class ReduceOpDef : public OpDef {
                         : op == ReduceOp::kMin ? std::numeric_limits<double>::infinity()
                                                : 0.0;
     std::vector<double> y(outputs, init);
+    if (IsInteger(x.desc().dtype())) {
+      // Exactly, in int64 wrapping around; an i32 output keeps the low 32 bits.
+      std::vector<int64_t> exact(outputs, op == ReduceOp::kMax   ? std::numeric_limits<int64_t>::min()
+                                          : op == ReduceOp::kMin ? std::numeric_limits<int64_t>::max()
+                                                                 : 0);
+      for (int64_t i = 0; i < x.desc().numel(); ++i) {
+        const int64_t v = x.GetInt(i);
+        int64_t& acc = exact[index(i)];
+        acc = op == ReduceOp::kMax   ? std::max(acc, v)
+              : op == ReduceOp::kMin ? std::min(acc, v)
+                                     : static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(v));
+      }
+      const bool narrow = OutDType(w) == DType::kI32;
+      for (int64_t o = 0; o < outputs; ++o) {
+        y[o] = static_cast<double>(narrow ? static_cast<int64_t>(static_cast<int32_t>(exact[o])) : exact[o]);
+      }
+      return std::vector<std::vector<double>>{std::move(y)};
+    }
     for (int64_t i = 0; i < x.desc().numel(); ++i) {
       const double v = x.Get(i);
       double& acc = y[index(i)];
@@ -318,7 +347,7 @@ CloseBound CheckBound(const Workload& w) {
   // once more (with f16's subnormal spacing as the absolute floor). Max and min are exact.
   const double k = static_cast<double>(std::max<int64_t>(Terms(w), 1));
   CloseBound b;
-  b.exact = op == "max" || op == "min";
+  b.exact = op == "max" || op == "min" || IsInteger(out);
   b.per_magnitude = (k * u_acc / (1 - std::min(0.5, k * u_acc))) * (op == "mean" ? 1.0 / k : 1.0);
   b.relative = u_out + 3 * u_acc;
   b.absolute = out == DType::kF16 ? std::ldexp(1.0, -24) : 1e-38;

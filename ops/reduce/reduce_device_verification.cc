@@ -52,6 +52,10 @@ class ReduceDeviceVerification : public DeviceVerification {
                   const Stream& stream) const override {
     gpu::FillOptions fill;
     fill.special_fraction = options.special_value_fraction;
+    if (IsInteger(inputs[0].desc.dtype())) {  // as ReduceOpDef::Generate: [-1000, 1000]
+      fill.lo = -1000;
+      fill.hi = 1000;
+    }
     return gpu::Fill(inputs[0], seed, 0, fill, stream.native());
   }
 

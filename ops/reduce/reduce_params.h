@@ -16,7 +16,10 @@
 namespace opsched::reduce {
 
 enum class ReduceOp : int32_t { kSum = 0, kMean = 1, kMax = 2, kMin = 3, kSumSquares = 4 };
-enum class ElementType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2 };
+enum class ElementType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI32 = 3, kI64 = 4 };
+
+// i32 and i64 (sum, max and min; accumulated in int64, reduce_math.h).
+inline bool IsIntegerElement(ElementType t) { return t == ElementType::kI32 || t == ElementType::kI64; }
 
 inline constexpr int kMaxRank = 6;
 

@@ -12,7 +12,7 @@ _REDUCE = {"sum": 0, "mean": 1, "amax": 2, "amin": 3}
 _ACTIVATIONS = {None: 0, "identity": 0, "relu": 1, "sigmoid": 2, "tanh": 3}
 _LAYOUTS = {"nchw": 0, "nhwc": 1}
 _MATH = {"fp32": 0, "tf32": 1}
-_DTYPES = {"float32": _lib.F32, "float16": _lib.F16, "bfloat16": _lib.BF16}
+_DTYPES = {"float32": _lib.F32, "float16": _lib.F16, "bfloat16": _lib.BF16, "int32": _lib.I32, "int64": _lib.I64}
 
 
 def _choice(table, value, what):
@@ -116,6 +116,9 @@ def _scatter_mean(input, dim, index, src, out, runtime, stream):
     is written (CPU), or is reported at synchronize() by both scatters (GPU)."""
     x = view(input, "scatter: input")
     i = view(index, "scatter: index")
+    if x.dtype in (_lib.I32, _lib.I64):
+        raise InvalidArgumentError(f"scatter: reduce 'mean' takes float32, float16 or bfloat16 data, "
+                                   f"not {_lib.DTYPE_NAMES[x.dtype]}")
     counts = empty_like(x, x.shape, _lib.F32)
     counts[...] = 1
     ones = empty_like(x, i.shape, _lib.F32)
@@ -146,7 +149,12 @@ def _reduce(op, x, dim, keepdim, dtype, out, runtime, stream):
             raise InvalidArgumentError(f"{op}: dim {a} is out of range for rank {rank}")
         normalised.append(a % rank if rank else 0)
     shape = [d if k not in normalised else 1 for k, d in enumerate(v.shape) if keepdim or k not in normalised]
-    out_dtype = v.dtype if dtype is None else _choice(_DTYPES, str(dtype).replace("torch.", ""), f"{op}: dtype")
+    if dtype is not None:
+        out_dtype = _choice(_DTYPES, str(dtype).replace("torch.", ""), f"{op}: dtype")
+    elif op == "sum" and v.dtype == _lib.I32:
+        out_dtype = _lib.I64  # torch.sum of int32 is int64
+    else:
+        out_dtype = v.dtype
     y = _output(op, out, v, shape, out_dtype, "out")
     _same_device(op, [v, y])
     rt = _runtime(runtime, [v])

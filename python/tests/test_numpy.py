@@ -65,6 +65,23 @@ class ScatterTest(Case):
                     src = self.values((40, 6), dtype)
                     self.check(x, 0, index, src, reduce, f"{dtype.__name__} {index_dtype.__name__} {reduce}")
 
+    def test_integers_are_exact_and_wrap_around(self):
+        # NumPy's ufunc.at is the oracle: exact, and wrapping around like PyTorch.
+        oracle = {"sum": np.add, "prod": np.multiply, "amin": np.minimum, "amax": np.maximum}
+        for dtype in (np.int32, np.int64):
+            info = np.iinfo(dtype)
+            for reduce, ufunc in oracle.items():
+                x = self.rng.integers(info.min, info.max, size=(9, 5), dtype=dtype, endpoint=True)
+                index = self.rng.integers(-9, 9, size=(40, 5))
+                src = self.rng.integers(info.min, info.max, size=(40, 5), dtype=dtype, endpoint=True)
+                want = x.copy()
+                columns = np.broadcast_to(np.arange(5), index.shape)
+                with np.errstate(over="ignore"):
+                    ufunc.at(want, (index % 9, columns), src)
+                got = opsched.scatter(x, 0, index, src, reduce)
+                self.assertEqual(got.dtype, dtype)
+                np.testing.assert_array_equal(got, want, err_msg=f"{np.dtype(dtype).name} {reduce} (seed {SEED})")
+
     def test_plain_scatter_with_unique_indices(self):
         x = self.values((9, 5, 4))
         index = np.stack([self.rng.permutation(5)[:3] for _ in range(9 * 4)]).reshape(9, 4, 3).transpose(0, 2, 1)
@@ -147,7 +164,9 @@ class ScatterTest(Case):
         index = np.zeros((2, 4), np.int64)
         src = self.values((2, 4))
         cases = [
-            (lambda: opsched.scatter(x.astype(np.int32), 0, index, src.astype(np.int32)), "expected f32, f16 or bf16"),
+            (lambda: opsched.scatter(x.astype(np.int32), 0, index, src), "updates are f32 but data is i32"),
+            (lambda: opsched.scatter(x.astype(np.int64), 0, index, src.astype(np.int64), "mean"),
+             "reduce 'mean' takes float32, float16 or bfloat16 data, not int64"),
             (lambda: opsched.scatter(x.astype(np.float64), 0, index, src), "dtype float64"),
             (lambda: opsched.scatter(x, 0, index.astype(np.float32), src), "indices are f32, expected i32 or i64"),
             (lambda: opsched.scatter(x, 0, index, src.astype(np.float16)), "updates are f16 but data is f32"),
@@ -204,6 +223,21 @@ class ReduceTest(Case):
         self.assertIs(opsched.mean(x, 1, out=out), out)
         self.assertClose(out, x.astype(np.float64).mean(1), 1e-6)
 
+    def test_integers_are_exact(self):
+        # NumPy sums in int64 (wrapping around) like opsched; int32 sums to int64 as torch.sum does.
+        for dtype in (np.int32, np.int64):
+            info = np.iinfo(dtype)
+            x = self.rng.integers(info.min, info.max, size=(7, 5, 9), dtype=dtype, endpoint=True)
+            for dim in (None, 0, (0, 2), -1):
+                got = opsched.sum(x, dim)
+                self.assertEqual(got.dtype, np.int64)
+                with np.errstate(over="ignore"):
+                    np.testing.assert_array_equal(got, np.sum(x, axis=dim, dtype=np.int64))
+                np.testing.assert_array_equal(opsched.amax(x, dim), np.amax(x, axis=dim))
+                np.testing.assert_array_equal(opsched.amin(x, dim), np.amin(x, axis=dim))
+        x = np.array([[np.iinfo(np.int32).max, 1]], np.int32)
+        np.testing.assert_array_equal(opsched.sum(x, 1, dtype="int32"), np.array([np.iinfo(np.int32).min], np.int32))
+
     def test_bias_grad(self):
         dy = self.values((3, 5, 4, 7))
         self.assertClose(opsched.bias_grad(dy), dy.astype(np.float64).sum((0, 2, 3)), 1e-5)
@@ -218,8 +252,8 @@ class ReduceTest(Case):
             opsched.sum(self.values((3, 3)), (0, -2))
         with self.assertRaisesRegex(opsched.Error, "dtype float64"):
             opsched.sum(np.zeros((3,)), 0)
-        with self.assertRaisesRegex(opsched.Error, "x is i32, expected f32"):
-            opsched.sum(np.zeros((3,), np.int32), 0)
+        with self.assertRaisesRegex(opsched.Error, "op mean takes f32, f16 or bf16 \\(x is i32"):
+            opsched.mean(np.zeros((3,), np.int32), 0)
         with self.assertRaisesRegex(opsched.Error, "out is float32\\[2\\] on cpu but must be float32\\[3\\]"):
             opsched.sum(self.values((3, 3)), 1, out=np.zeros((2,), np.float32))
 
@@ -296,8 +330,8 @@ class RuntimeTest(Case):
                                "reduction=add", device="cpu")
         self.assertIn("implementation: scatter_cpu", text)
         self.assertIn("provenance:", text)
-        with self.assertRaisesRegex(opsched.InvalidArgumentError, "expected f32"):
-            opsched.explain("scatter data=i32[4] indices=i64[2] updates=i32[2]", device="cpu")
+        with self.assertRaisesRegex(opsched.InvalidArgumentError, "updates are i32 but data is i64"):
+            opsched.explain("scatter data=i64[4] indices=i64[2] updates=i32[2]", device="cpu")
         with self.assertRaisesRegex(opsched.InvalidArgumentError, "unknown device 'gpu'"):
             opsched.explain("reduce x=f32[4]", device="gpu")
 

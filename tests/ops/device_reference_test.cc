@@ -96,7 +96,7 @@ class DeviceReferenceTest : public ::testing::Test {
 
 TEST_F(DeviceReferenceTest, ScatterEveryReductionAndDtype) {
   int runs = 0;
-  for (const char* dtype : {"f32", "f16", "bf16"}) {
+  for (const char* dtype : {"f32", "f16", "bf16", "i32", "i64"}) {
     for (const char* reduction : {"none", "add", "mul", "min", "max"}) {
       for (const char* shapes : {
                "data={0}[100] indices=i64[37] updates={0}[37] axis=0",
@@ -105,6 +105,8 @@ TEST_F(DeviceReferenceTest, ScatterEveryReductionAndDtype) {
                "data={0}[4,6]:[1,4] indices=i64[3,6] updates={0}[3,6]:[6,1] axis=0",
                "data={0}[1] indices=i64[1] updates={0}[1] axis=0",
                "data={0}[5,3] indices=i64[0,3] updates={0}[0,3] axis=0",
+               // 200 updates into 3 targets: integer sums and products wrap around
+               "data={0}[3] indices=i64[200] updates={0}[200] axis=0",
            }) {
         const std::string line =
             fmt::format("scatter {} reduction={}", fmt::format(fmt::runtime(shapes), dtype), reduction);
@@ -138,6 +140,11 @@ TEST_F(DeviceReferenceTest, ReduceEveryOpAndDtype) {
         OPSCHED_ASSERT_OK(CrossCheck(line, &runs));
       }
     }
+  }
+  for (const char* line : {"reduce x=i32[3,5,7,2] axes=1,3 op=sum", "reduce x=i32[17,9] axes=0 op=sum dtype=i64",
+                           "reduce x=i64[6,4]:[1,6] axes=1 op=max", "reduce x=i64[2,3,70001] axes=2 op=min",
+                           "reduce x=i32[131073] axes=0 op=max", "reduce x=i64[4,0,3] axes=2 op=sum"}) {
+    OPSCHED_ASSERT_OK(CrossCheck(line, &runs));
   }
   GeneratorOptions specials;
   specials.special_value_fraction = 0.05;

@@ -5,6 +5,7 @@
 // the GPU when there is one.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstring>
 #include <random>
 
@@ -71,6 +72,91 @@ TEST_P(ReduceTest, EveryAxisSubsetOfRank4EveryOpAndDtype) {
   }
   std::printf("%d checked runs\n", runs);
   EXPECT_GT(runs, 400);
+}
+
+TEST_P(ReduceTest, IntegersEveryAxisSubsetLayoutAndOutputType) {
+  int runs = 0;
+  std::uniform_int_distribution<int> dim(1, 6);
+  int trial = 0;
+  for (uint32_t mask = 1; mask < 16; ++mask) {
+    for (const char* op : {"sum", "max", "min"}) {
+      for (const char* dtype : {"i32", "i64"}) {
+        std::vector<int64_t> shape(4);
+        for (int64_t& d : shape) d = dim(rng_);
+        std::vector<int64_t> axes;
+        for (int d = 0; d < 4; ++d) {
+          if (mask & (1u << d)) axes.push_back(d);
+        }
+        // i32 sums into i64 on request (PyTorch's default for torch.sum of int32).
+        const std::string out = std::string(dtype) == "i32" && trial % 2 == 0 ? " dtype=i64" : "";
+        const std::string line = fmt::format("reduce x={}[{}] axes={} op={} keepdims={}{}", dtype,
+                                             fmt::join(shape, ","), fmt::join(axes, ","), op, trial % 3 == 0, out);
+        OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 3, &runs), line));
+        ++trial;
+      }
+    }
+  }
+  for (const char* line : {"reduce x=i32[5000,12] axes=1 op=sum", "reduce x=i64[20000,3] axes=0 op=max",
+                           "reduce x=i32[33,5,17,19] axes=0,2,3 op=sum dtype=i64", "reduce x=i64[70001] op=min",
+                           "reduce x=i32[5,0] axes=1 op=sum", "reduce x=i64[0,5] axes=1 op=max", "reduce x=i32[] op=max"}) {
+    OPSCHED_ASSERT_OK(Annotate(CheckLine(line, 6, &runs), line));
+  }
+  // A transposed view.
+  Workload w("reduce");
+  w.SetTensor("x", *TensorDesc::Strided(DType::kI64, {9, 6}, {1, 9}));
+  w.SetAttr("axes", int64_t(1));
+  w.SetAttr("op", std::string("sum"));
+  OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
+  TrialOptions options;
+  options.seed = rng_();
+  OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, w, target_, options, 6, rng_, &runs));
+  std::printf("%d checked runs\n", runs);
+  EXPECT_GT(runs, 150);
+}
+
+TEST_P(ReduceTest, IntegerSumsAreExactAndWrapAround) {
+  // Terms beyond 2^53 (where a double rounds) and sums past the type's range.
+  struct Case {
+    const char* line;
+    std::vector<int64_t> x;
+    std::vector<int64_t> want;
+  };
+  const int64_t big = (int64_t(1) << 62) + 1;
+  const Case cases[] = {
+      {"reduce x=i64[2,3] axes=1 op=sum", {big, big, 3, INT64_MAX, 9007199254740993, -5},
+       {static_cast<int64_t>(2 * static_cast<uint64_t>(big) + 3), static_cast<int64_t>(static_cast<uint64_t>(INT64_MAX) + 9007199254740993ull - 5)}},
+      {"reduce x=i64[2,3] axes=1 op=max", {big, big + 2, 3, INT64_MIN, 9007199254740993, -5}, {big + 2, 9007199254740993}},
+      {"reduce x=i32[2,3] axes=1 op=sum", {INT32_MAX, 1, 0, INT32_MIN, -1, 7}, {INT32_MIN, int64_t(INT32_MIN) + 6}},
+      {"reduce x=i32[2,3] axes=1 op=sum dtype=i64", {INT32_MAX, 1, 0, INT32_MIN, -1, 7}, {int64_t(INT32_MAX) + 1, int64_t(INT32_MIN) + 6}},
+      {"reduce x=i32[2,3] axes=1 op=min", {INT32_MAX, 1, 0, INT32_MIN, -1, 7}, {0, INT32_MIN}},
+  };
+  int checked = 0;
+  for (const Case& c : cases) {
+    const Workload w = Canonical(c.line);
+    TrialOptions options;
+    auto trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    HostTensor& x = (*trial)->inputs()[0];
+    for (size_t i = 0; i < c.x.size(); ++i) {
+      if (x.desc().dtype() == DType::kI32) {
+        static_cast<int32_t*>(x.data())[i] = static_cast<int32_t>(c.x[i]);
+      } else {
+        static_cast<int64_t*>(x.data())[i] = c.x[i];
+      }
+    }
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
+        OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), impl->name()));
+        for (size_t o = 0; o < c.want.size(); ++o) {
+          EXPECT_EQ((*trial)->outputs()[0].GetInt(static_cast<int64_t>(o)), c.want[o])
+              << c.line << " " << impl->name() << " " << config.ToString() << " output " << o;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 10);
 }
 
 TEST_P(ReduceTest, LongReductionsTakeTheSplitPaths) {
@@ -202,7 +288,10 @@ TEST(ReduceWorkloadTest, ValidationErrorsNameTheProblem) {
   for (const Bad& bad : {
            Bad{"reduce x=f32[4,4] axes=2", "axis 2 is out of range for rank 2"},
            Bad{"reduce x=f32[4,4] axes=1,-1", "axis 1 is given twice"},
-           Bad{"reduce x=i32[4,4] axes=1", "x is i32, expected f32, f16 or bf16"},
+           Bad{"reduce x=i32[4,4] axes=1 op=mean", "op mean takes f32, f16 or bf16 (x is i32; integers take sum"},
+           Bad{"reduce x=i64[4,4] axes=1 op=sumsq", "op sumsq takes f32, f16 or bf16 (x is i64"},
+           Bad{"reduce x=i32[4,4] axes=1 dtype=f32", "dtype f32 is not available for x i32 (x's own type or i64)"},
+           Bad{"reduce x=i64[4,4] axes=1 dtype=i32", "dtype i32 is not available for x i64 (x's own type or i64)"},
            Bad{"reduce x=f32[4,4] axes=1 op=prod", "unknown op 'prod'"},
            Bad{"reduce x=f32[4,0] axes=1 op=max", "max over an empty set of terms"},
            Bad{"reduce x=f32[4,4] axes=1 dtype=f16", "dtype f16 is not available for x f32"},
