@@ -45,10 +45,20 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
                          bool finish = true);
 
 // Integers (i32, i64 in; sum, max, min; int64 accumulator): `group` threads per output
-// (1, a thread per output: coalesced where neighbouring outputs are neighbours in x; up
-// to 32, shuffles; more, the whole block of `group` threads) stride over its terms and
-// combine in a fixed order. Blocks of `block` threads (at least `group`).
-gpuError_t LaunchInteger(const Problem& p, int group, int block, gpuStream_t stream);
+// stride over its terms and combine in a fixed order, in blocks of `block` threads (the
+// group itself when above 32). `columns`: neighbouring threads take neighbouring outputs
+// (coalesced where the innermost kept dimension is contiguous; lanes combined through
+// shared memory), else neighbouring terms (shuffles). With split > 1 the terms are cut
+// into `split` parts whose int64 partials [split][M] (the workspace) a second kernel
+// combines in order.
+struct IntegerConfig {
+  int group = 32;
+  int block = 256;
+  bool columns = false;
+  int split = 1;
+};
+size_t IntegerWorkspaceBytes(const Problem& p, int split);
+gpuError_t LaunchInteger(const Problem& p, const IntegerConfig& c, void* workspace, gpuStream_t stream);
 
 // Workspace of a split reduction: float partials [split][M].
 size_t SplitWorkspaceBytes(const Problem& p, int split);

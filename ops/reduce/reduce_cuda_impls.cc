@@ -255,19 +255,44 @@ class ReduceCudaInteger : public ReduceGpu {
     if (!IsIntegerElement(p.in_type)) return absl::InvalidArgumentError("serves i32 and i64");
     return FitsOwnKernels(p);
   }
-  ConfigSpace Space(const Workload&, const Target&) const override {
+  ConfigSpace Space(const Workload& w, const Target& t) const override {
+    const Problem p = MakeProblem(w);
+    const int64_t length = std::max<int64_t>(p.length, 1);
+    const int64_t outputs = std::max<int64_t>(p.outputs, 1);
+    // Preferred: columns where neighbouring outputs are neighbours in x and the terms are
+    // not; a warp per output on rows, a block on few long ones; parts enough to fill the
+    // GPU (about 2048 threads per multiprocessor), each of at least 16 terms per thread.
+    const bool columns = p.columns && !p.rows;
+    const int64_t group = columns ? 8 : (outputs < 4 * std::max(t.sm_count, 1) && length >= 4096 ? 1024 : 32);
+    int64_t split = 1;
+    const int64_t want_threads = int64_t(std::max(t.sm_count, 1)) * 2048;
+    while (split < 1024 && outputs * group * split < want_threads && length / (group * split * 2) >= 16) split *= 2;
     return ConfigSpace()
-        .AddInts("group", {1, 4, 8, 32, 256, 1024}, 32)
+        .AddInts("group", {1, 4, 8, 32, 256, 1024}, group)
         .AddInts("block", {128, 256, 512}, 256)
+        .AddInts("columns", {0, 1}, columns ? 1 : 0)
+        .AddInts("split", Powers(1, 1024), split)
         .Constrain("block is the group when group > 32",
-                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; });
+                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; })
+        .Constrain("columns: several outputs per block, group <= 32",
+                   [](const Config& c) { return c.GetInt("columns", 0) == 0 || c.GetInt("group", 0) <= 32; })
+        .Constrain("every split part has a term per thread",
+                   [length](const Config& c) {
+                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("group", 1) <= length;
+                   })
+        .Constrain("outputs * split < 2^31",
+                   [outputs](const Config& c) { return outputs * c.GetInt("split", 1) < k::kMaxExtent; });
+  }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
+    return k::IntegerWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
   }
   Launcher MakeLauncher(const Workload&, const Config& config) const override {
-    const int group = Int(config, "group", 32);
-    const int block = group > 32 ? group : Int(config, "block", 256);
-    return [group, block](const Problem& p, const PreparedArgs& a) {
-      return k::LaunchInteger(p, group, block, StreamOf(a));
-    };
+    k::IntegerConfig c;
+    c.group = Int(config, "group", 32);
+    c.block = c.group > 32 ? c.group : Int(config, "block", 256);
+    c.columns = Int(config, "columns", 0) != 0;
+    c.split = Int(config, "split", 1);
+    return [c](const Problem& p, const PreparedArgs& a) { return k::LaunchInteger(p, c, a.workspace, StreamOf(a)); };
   }
 };
 
