@@ -71,24 +71,25 @@ __device__ inline void AtomicCombine(float* addr, float v, Reduction r) {
   } while (assumed != old);
 }
 
-// 16-bit element: native atomicAdd where CUDA has one, else a CAS loop on the aligned
-// 32-bit word holding it.
+template <typename T>
+__device__ inline void AtomicAddPair(uint16_t* addr, uint32_t bits);
+
+// 16-bit element: add with a paired (half2/bfloat162) atomic on the aligned 32-bit word
+// holding it, the neighbour's addend -0 (x + -0 == x for every x, signed zeros
+// included), as PyTorch's fastAtomicAdd does with +0; else a CAS loop on that word.
 template <typename T>
 __device__ inline void AtomicCombine(uint16_t* addr, float v, Reduction r) {
   if (r == Reduction::kNone) {
     *addr = T::Store(v);
     return;
   }
-#if !defined(OPSCHED_HIP)
   if (r == Reduction::kAdd) {
-    if constexpr (std::is_same_v<T, F16>) {
-      atomicAdd(reinterpret_cast<__half*>(addr), __float2half_rn(v));
-    } else {
-      atomicAdd(reinterpret_cast<__nv_bfloat16*>(addr), __float2bfloat16_rn(v));
-    }
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    const uint32_t value = T::Store(v), minus_zero = 0x8000u;
+    AtomicAddPair<T>(reinterpret_cast<uint16_t*>(a & ~uintptr_t(3)),
+                     (a & 2) ? (value << 16) | minus_zero : (minus_zero << 16) | value);
     return;
   }
-#endif
   const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
   unsigned int* word = reinterpret_cast<unsigned int*>(a & ~uintptr_t(3));
   const unsigned int shift = (a & 2) ? 16u : 0u;
@@ -153,6 +154,39 @@ __device__ inline void AtomicCombine(int64_t* addr, int64_t v, Reduction r) {
     assumed = old;
     old = atomicCAS(word, assumed, static_cast<W>(CombineInteger(r, static_cast<int64_t>(assumed), v)));
   } while (assumed != old);
+}
+
+// Adds two neighbouring 16-bit elements at a 4-byte aligned `addr` with one paired
+// atomic (half2 / bfloat162: each half rounds as the single-element atomic does); `bits`
+// holds the two addends, the first in the low half.
+template <typename T>
+__device__ inline void AtomicAddPair(uint16_t* addr, uint32_t bits) {
+#if !defined(OPSCHED_HIP)
+  if constexpr (std::is_same_v<T, F16>) {
+    union {
+      uint32_t u;
+      __half2 h;
+    } v{bits};
+    atomicAdd(reinterpret_cast<__half2*>(addr), v.h);
+  } else {
+    union {
+      uint32_t u;
+      __nv_bfloat162 h;
+    } v{bits};
+    atomicAdd(reinterpret_cast<__nv_bfloat162*>(addr), v.h);
+  }
+#else
+  // HIP: a CAS loop over the word, both halves added in float and rounded once each.
+  unsigned int* word = reinterpret_cast<unsigned int*>(addr);
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const uint16_t lo = T::Store(T::Load(static_cast<uint16_t>(assumed & 0xffffu)) +
+                                 T::Load(static_cast<uint16_t>(bits & 0xffffu)));
+    const uint16_t hi = T::Store(T::Load(static_cast<uint16_t>(assumed >> 16)) + T::Load(static_cast<uint16_t>(bits >> 16)));
+    old = atomicCAS(word, assumed, (unsigned(hi) << 16) | lo);
+  } while (assumed != old);
+#endif
 }
 
 template <typename T>

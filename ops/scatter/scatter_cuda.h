@@ -35,8 +35,12 @@ gpuError_t LaunchSequential(const Params& p, bool copy, int threads, ErrorSlot s
 gpuError_t LaunchCopy(const Params& p, const CopyConfig& copy, gpuStream_t stream);
 
 // One thread per update (`items` updates per thread): atomics for add/mul/min/max, plain
-// stores for none. Workspace: kWordBytes.
-gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items,
+// stores for none. With `pairs` where PairsFit (f16/bf16 add, contiguous, an even inner
+// extent) and updates and out are 4-byte aligned, a thread takes neighbouring pairs of
+// updates and adds a pair whose indices are equal with one half2/bfloat162 atomic.
+// Workspace: kWordBytes.
+bool PairsFit(const Params& p);
+gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items, bool pairs,
                           void* workspace, ErrorSlot slot, gpuStream_t stream);
 
 // Sort (target, position) pairs with a radix sort, reduce each run of equal targets in

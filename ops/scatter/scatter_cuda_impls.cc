@@ -101,18 +101,22 @@ class ScatterCudaParallel : public ScatterGpu {
     // targets keep an arbitrary one of their updates.
     return {.deterministic = false, .in_place = true};
   }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace()
-        .AddInts("block", {64, 128, 256, 512, 1024}, 256)
-        .AddInts("items", {1, 2, 4, 8}, 4)
-        .AddInts("copy_block", {128, 256, 512, 1024}, 256)
-        .AddInts("copy_vector", {4, 8, 16}, 16);
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    ConfigSpace space = ConfigSpace()
+                            .AddInts("block", {64, 128, 256, 512, 1024}, 256)
+                            .AddInts("items", {1, 2, 4, 8}, 4)
+                            .AddInts("copy_block", {128, 256, 512, 1024}, 256)
+                            .AddInts("copy_vector", {4, 8, 16}, 16);
+    // Paired half2/bfloat162 atomics where f16/bf16 adds can take them.
+    if (k::PairsFit(MakeParams(w))) space.AddInts("pairs", {0, 1}, 1);
+    return space;
   }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
   Launcher MakeLauncher(const Workload&, const Config& c) const override {
     return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256)),
-            items = static_cast<int>(c.GetInt("items", 4))](const Params& p, const PreparedArgs& a) {
-      return k::LaunchParallel(p, copy, block, items, a.workspace, a.error_slot, StreamOf(a));
+            items = static_cast<int>(c.GetInt("items", 4)),
+            pairs = c.GetInt("pairs", 0) != 0](const Params& p, const PreparedArgs& a) {
+      return k::LaunchParallel(p, copy, block, items, pairs, a.workspace, a.error_slot, StreamOf(a));
     };
   }
 };

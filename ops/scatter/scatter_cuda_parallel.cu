@@ -1,6 +1,9 @@
 // The parallel scatter: one thread per update (several with `items`), atomics for the
 // reductions, plain stores for none. Out of place, each thread checks its own indices
 // and skips bad ones (data is untouched); in place, a check kernel runs first.
+#include <cstdint>
+#include <type_traits>
+
 #include "ops/scatter/scatter_cuda_common.cuh"
 
 namespace opsched::scatter::gpu_kernels {
@@ -46,9 +49,71 @@ __global__ void ParallelKernel(Params p, Geometry g, int items, WorkspaceHeader*
   if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot);
 }
 
+// f16/bf16 add on the fast path with an even inner extent (PairsFit): thread items are
+// position pairs (2j, 2j + 1) of one inner row, updates read as one 32-bit word. Equal
+// indices put the pair on neighbouring targets, 4-byte aligned: one paired atomic (the
+// embedding-gradient case, where a row's indices are all equal); else two single ones.
+template <typename T, typename I, bool kInPlace>
+__global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* header, ErrorSlot slot) {
+  if constexpr (kInPlace) {
+    const Word bad = header->bad;  // written by the check kernel before this one
+    if (bad != 0) {
+      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
+      return;
+    }
+  }
+  const I* __restrict__ indices = static_cast<const I*>(p.indices);
+  const uint32_t* __restrict__ updates = static_cast<const uint32_t*>(p.updates);
+  uint16_t* out = static_cast<uint16_t*>(p.out);
+  constexpr int kMaxItems = 8;
+  const int64_t pairs = p.n / 2;
+  const int64_t base = int64_t(blockIdx.x) * blockDim.x * items + threadIdx.x;
+  int64_t target[kMaxItems][2];
+  uint32_t value[kMaxItems];
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    target[i][0] = target[i][1] = -1;
+    const int64_t pair = base + int64_t(i) * blockDim.x;
+    if (i < items && pair < pairs) {
+      const int64_t pos = 2 * pair;
+      const Location l = Locate<true>(p, g, pos);
+      value[i] = updates[pair];
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        int64_t index;
+        if (Normalise(static_cast<int64_t>(indices[pos + e]), p.axis_size, &index)) {
+          target[i][e] = l.out_base + e + index * l.axis_stride;
+        } else if constexpr (!kInPlace) {
+          RecordBad(&header->bad, pos + e);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < kMaxItems; ++i) {
+    if (target[i][0] >= 0 && target[i][1] == target[i][0] + 1) {
+      AtomicAddPair<T>(out + target[i][0], value[i]);
+      continue;
+    }
+#pragma unroll
+    for (int e = 0; e < 2; ++e) {
+      if (target[i][e] >= 0) {
+        AtomicCombineElement<T>(out + target[i][e], T::Load(static_cast<uint16_t>(value[i] >> (16 * e))),
+                                Reduction::kAdd);
+      }
+    }
+  }
+  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot);
+}
+
 }  // namespace
 
-gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items, void* workspace,
+bool PairsFit(const Params& p) {
+  const bool half = p.type == ElementType::kF16 || p.type == ElementType::kBF16;
+  return half && p.reduction == Reduction::kAdd && p.fast && p.inner % 2 == 0 && UseFast32(p);
+}
+
+gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items, bool pairs, void* workspace,
                           ErrorSlot slot, gpuStream_t stream) {
   auto* header = static_cast<WorkspaceHeader*>(workspace);
   gpuError_t err = ClearHeader(workspace, stream);
@@ -58,6 +123,19 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
   return VisitTypes<true>(p, [&]<typename T, typename I>() {
     gpuError_t e = p.in_place ? LaunchCheck<I>(p, g, &header->bad, stream) : LaunchCopyOf<T>(p, copy, stream);
     if (e != gpuSuccess) return e;
+    // Pairs need 4-byte aligned updates and out (targets of even positions are even).
+    const bool aligned = (reinterpret_cast<uintptr_t>(p.updates) | reinterpret_cast<uintptr_t>(p.out)) % 4 == 0;
+    if constexpr (sizeof(typename T::Storage) == 2 && !std::is_integral_v<typename T::Compute>) {
+      if (pairs && aligned && PairsFit(p)) {
+        const unsigned int pair_blocks = Blocks((p.n / 2 + items - 1) / items, block, INT_MAX);
+        if (p.in_place) {
+          PairedKernel<T, I, true><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
+        } else {
+          PairedKernel<T, I, false><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
+        }
+        return gpuGetLastError();
+      }
+    }
     const unsigned int blocks = Blocks((p.n + items - 1) / items, block, INT_MAX);
     if (fast && p.in_place) {
       ParallelKernel<T, I, true, true><<<blocks, block, 0, stream>>>(p, g, items, header, slot);

@@ -147,6 +147,39 @@ TEST_P(ScatterTest, NonContiguousStrides) {
   EXPECT_GT(runs, 6);
 }
 
+TEST_P(ScatterTest, PairedHalfAtomicsWhenARowSharesItsIndex) {
+  // An embedding gradient: every row of indices holds one index (targets of neighbouring
+  // updates are neighbours: paired half2/bfloat162 atomics), then rows of mixed indices.
+  int checked = 0;
+  for (const char* dtype : {"f16", "bf16"}) {
+    for (bool shared_rows : {true, false}) {
+      const Workload w = Canonical(fmt::format(
+          "scatter data={0}[7,6] indices=i64[300,6] updates={0}[300,6] axis=0 reduction=add", dtype));
+      for (bool in_place : {false, true}) {
+        TrialOptions options;
+        options.seed = rng_();
+        options.in_place = in_place;
+        auto trial = Trial::Create(registry_, w, target_, options);
+        ASSERT_TRUE(trial.ok()) << trial.status();
+        HostTensor& indices = (*trial)->inputs()[1];
+        for (int64_t row = 0; row < 300; ++row) {
+          for (int64_t j = 0; j < 6; ++j) indices.Set(row * 6 + j, shared_rows ? row % 13 - 6 : (row + j) % 7);
+        }
+        OPSCHED_ASSERT_OK((*trial)->Upload());
+        for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+          for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 4, rng_)) {
+            const std::string where = fmt::format("{} {} {}", w.ToString(), impl->name(), config.ToString());
+            OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), where));
+            OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), where));
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 16);
+}
+
 // Writes `values` into an i32 or i64 host tensor bit-exactly (Set goes through double).
 void SetIntegers(HostTensor& t, const std::vector<int64_t>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
