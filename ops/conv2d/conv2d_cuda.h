@@ -1,4 +1,5 @@
-// Own conv2d kernels on the GPU (f32 only; CUDA and HIP from one source). Launchers
+// Own conv2d kernels on the GPU (f32 only, but for the depthwise ones; CUDA and HIP from
+// one source). Launchers
 // queue work on a stream and return the launch error (gpuErrorInvalidValue for a
 // problem or config they do not serve); none synchronises the host.
 //
@@ -34,6 +35,32 @@ size_t DirectSharedBytes(const Problem& p, int channels_per_thread);
 // The config's block and channels are supported and its filters fit in shared memory.
 bool DirectFits(const Problem& p, const DirectConfig& c);
 gpuError_t LaunchDirect(const Problem& p, const DirectConfig& c, gpuStream_t stream);
+
+// ---- Depthwise and grouped with few channels per group (f32, f16, bf16) ---------------
+// f32 accumulation, bias and activation fused (conv2d_cuda_depthwise.cu). nchw: a tile of
+// `rows` x `columns` outputs of one (image, filter) plane per block of columns x 8
+// threads, the tile's input window staged in shared memory per channel of the group.
+// nchw with rows 0 (direct): a thread computes `pixels` neighbouring outputs of one row
+// straight from global memory, in blocks of `block` threads.
+// nhwc: a thread computes `pixels` neighbouring outputs along q for `vector` neighbouring
+// channels (vector > 1 needs one filter per channel, K = C = G, and channels contiguous
+// and aligned at every pixel; misaligned pointers fall back to one channel), in blocks
+// of `block` threads.
+struct DepthwiseConfig {
+  int rows = 16, columns = 32;              // nchw tiles (rows 0: direct)
+  int vector = 1, pixels = 1, block = 256;  // nhwc; pixels and block also nchw direct
+};
+inline constexpr int64_t kDepthwiseMaxChannelsPerGroup = 16;
+inline constexpr size_t kDepthwiseMaxSharedBytes = 48 * 1024;
+struct NchwWindow {
+  int h = 0, w = 0;
+};
+// The input window an nchw tile stages (h x w floats).
+NchwWindow DepthwiseNchwWindow(const Problem& p, const DepthwiseConfig& c);
+// A forward (or bias-activation) problem with C/G <= kDepthwiseMaxChannelsPerGroup whose
+// config is valid for its layout.
+bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c);
+gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream);
 
 // ---- im2col / col2im (the GEMM formulations) --------------------------------------------
 // Column buffers of `images` images starting at `first_image`, float, fully written:

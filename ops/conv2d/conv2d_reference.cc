@@ -82,7 +82,10 @@ CloseBound BoundFor(const Problem& p, DType output, int64_t terms) {
   // Accumulation, tf32 inputs, and for f16/bf16 the roundings of the sum before the
   // bias is added (unfused paths); transforms scale with the tensor's largest magnitude.
   b.per_magnitude = 2 * gamma + (p.math == Math::kTf32 ? 2 * std::ldexp(1.0, -10) : 0.0) + 2 * u_out;
-  b.per_max_magnitude = 1024 * u;
+  // Transform errors grow with the filter (Winograd's transform constants, FFT tiles):
+  // 1024 u for up to 3x3, times the square of the filter's size relative to 3x3 above.
+  const double taps = static_cast<double>(p.r * p.s) / 9.0;
+  b.per_max_magnitude = 1024 * u * std::max(1.0, taps * taps);
   b.relative = u_out + 4 * u;
   // f16's subnormal spacing; the activations' f32 evaluation (sigmoid, tanh) within a
   // few ulps of values below 1.

@@ -28,7 +28,10 @@ int64_t TermsOf(const Problem& problem, std::string_view output);
 //  - transform-based algorithms (Winograd, FFT) round in transformed space, where one
 //    output's error scales with its whole input tile, not with its own products
 //    (measured: cuDNN's winograd_nonfused at 645 u of a 9-term output's own m, far less
-//    of max_m): 1024 u of max_m;
+//    of max_m): 1024 u of max_m up to 3x3 filters, times (R*S/9)^2 above, where
+//    transform constants grow (measured on a 5x5 depthwise 14x14 f32 layer, H100,
+//    2026-11-23: winograd_nonfused about 4700 u, a cuDNN graph engine about 1170 u of
+//    max_m; the bound there is 7900 u);
 //  - tf32: each product's two inputs rounded to a 10-bit mantissa (2^-10 each, which
 //    covers truncation as well as rounding);
 //  - the output's own rounding (f16, bf16; twice more of m where the sum is rounded

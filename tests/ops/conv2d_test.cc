@@ -156,6 +156,32 @@ TEST_P(Conv2dTest, FewChannelsAndResNetLikeShapes) {
   EXPECT_GT(runs, 30);
 }
 
+TEST_P(Conv2dTest, DepthwiseAndGroupedLayersInEveryDtypeAndLayout) {
+  int runs = 0;
+  // MobileNet/EfficientNet-like depthwise layers (3x3, 5x5 and a dilated 7x7; stride 1
+  // and 2; channel counts that do and do not allow vector loads), a channel multiplier
+  // of 2, and grouped layers with 2 and 4 channels per group; odd spatial sizes.
+  for (const Shape& s : {
+           Shape{2, 32, 15, 13, 32, 3, 3, 1, 1, 1, 1, 1, 1, 32},
+           Shape{2, 24, 17, 18, 24, 3, 3, 2, 2, 1, 1, 1, 1, 24},
+           Shape{1, 40, 14, 14, 40, 5, 5, 1, 1, 2, 2, 1, 1, 40},
+           Shape{1, 12, 19, 11, 12, 7, 7, 2, 1, 6, 3, 2, 1, 12},
+           Shape{2, 6, 9, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 6},
+           Shape{2, 16, 12, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 8},
+           Shape{1, 16, 33, 35, 8, 3, 3, 2, 2, 1, 1, 1, 1, 4},
+       }) {
+    for (bool nhwc : {false, true}) {
+      Shape v = s;
+      v.nhwc = nhwc;
+      for (const char* dtype : {"f32", "f16", "bf16"}) {
+        OPSCHED_ASSERT_OK(CheckLine(v.Line("conv2d", dtype), 4, &runs));
+        OPSCHED_ASSERT_OK(CheckLine(v.Line("conv2d_bias_act", dtype, " act=relu"), 4, &runs));
+      }
+    }
+  }
+  EXPECT_GT(runs, 80);
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
