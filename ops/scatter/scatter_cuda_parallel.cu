@@ -9,16 +9,20 @@
 namespace opsched::scatter::gpu_kernels {
 namespace {
 
+// In place, the check kernel ran first: true (the first block reporting) when it found a
+// bad index, so that nothing is written.
+template <typename I>
+__device__ __forceinline__ bool StopAfterFailedCheck(const Params& p, WorkspaceHeader* header, ErrorSlot slot) {
+  const Word bad = header->bad;  // written by the check kernel before this one
+  if (bad == 0) return false;
+  if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
+  return true;
+}
+
 template <typename T, typename I, bool kFast32, bool kInPlace>
 __global__ void ParallelKernel(Params p, Geometry g, int items, WorkspaceHeader* header, ErrorSlot slot) {
   using S = typename T::Storage;
-  if constexpr (kInPlace) {
-    const Word bad = header->bad;  // written by the check kernel before this one
-    if (bad != 0) {
-      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
-      return;
-    }
-  }
+  if (kInPlace && StopAfterFailedCheck<I>(p, header, slot)) return;
   const I* __restrict__ indices = static_cast<const I*>(p.indices);
   const S* __restrict__ updates = static_cast<const S*>(p.updates);
   S* out = static_cast<S*>(p.out);
@@ -55,13 +59,7 @@ __global__ void ParallelKernel(Params p, Geometry g, int items, WorkspaceHeader*
 // embedding-gradient case, where a row's indices are all equal); else two single ones.
 template <typename T, typename I, bool kInPlace>
 __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* header, ErrorSlot slot) {
-  if constexpr (kInPlace) {
-    const Word bad = header->bad;  // written by the check kernel before this one
-    if (bad != 0) {
-      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
-      return;
-    }
-  }
+  if (kInPlace && StopAfterFailedCheck<I>(p, header, slot)) return;
   const I* __restrict__ indices = static_cast<const I*>(p.indices);
   const uint32_t* __restrict__ updates = static_cast<const uint32_t*>(p.updates);
   uint16_t* out = static_cast<uint16_t*>(p.out);
