@@ -31,18 +31,15 @@ struct BF16 {
   OPSCHED_HD static uint16_t Store(float f) { return FloatToBf16(f); }
 };
 
-struct I32 {
-  using Storage = int32_t;
-  using Compute = int32_t;
-  OPSCHED_HD static int32_t Load(int32_t v) { return v; }
-  OPSCHED_HD static int32_t Store(int32_t v) { return v; }
+// An integer type computes in itself.
+template <typename Int>
+struct Integer {
+  using Storage = Int;
+  using Compute = Int;
+  OPSCHED_HD static Int Load(Int v) { return v; }
+  OPSCHED_HD static Int Store(Int v) { return v; }
 };
-
-struct I64 {
-  using Storage = int64_t;
-  using Compute = int64_t;
-  OPSCHED_HD static int64_t Load(int64_t v) { return v; }
-  OPSCHED_HD static int64_t Store(int64_t v) { return v; }
-};
+using I32 = Integer<int32_t>;
+using I64 = Integer<int64_t>;
 
 }  // namespace opsched

@@ -16,6 +16,7 @@
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_reference.h"
 #include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
@@ -35,15 +36,12 @@ constexpr cudnnConvolutionFwdAlgo_t kIdentityFusedAlgo = CUDNN_CONVOLUTION_FWD_A
 // Which forward algorithms an implementation offers, of those cuDNN supports.
 using AlgoFilter = bool (*)(const Problem& p, cudnnConvolutionFwdAlgo_t algo);
 
-// math=fp32 promises f32 accuracy: transforms of filters above 3x3 lose too much
-// (measured on a 5x5 depthwise layer, H100, 2026-11-23: winograd_nonfused at 8000 u of the
-// output's largest magnitude in f32, beyond conv2d_reference.h's transform bound; an FFT
-// graph engine at 4% of an f16 output), so Winograd and FFT serve up to 3x3 there.
+// Winograd and FFT only where TransformsAllowed (conv2d_reference.h).
 bool AccurateEnough(const Problem& p, cudnnConvolutionFwdAlgo_t algo) {
   const bool transform = algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
                          algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED ||
                          algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT || algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING;
-  return !(transform && p.math == Math::kFp32 && p.r * p.s > 9);
+  return !transform || TransformsAllowed(p);
 }
 
 bool AnyAlgo(const Problem& p, cudnnConvolutionFwdAlgo_t algo) { return AccurateEnough(p, algo); }

@@ -22,6 +22,7 @@
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_reference.h"
 #include "ops/conv2d/conv2d_query_cache.h"
 #include "registry/registry.h"
 
@@ -319,13 +320,11 @@ std::string_view Exclusion(const Problem& p, uint32_t numerical, uint32_t behavi
   if (strict_f32 && (numerical & Bit(CUDNN_NUMERICAL_NOTE_TENSOR_CORE)) != 0) {
     return "runs f32 on tensor cores (TF32), and math=fp32";
   }
-  // Transforms on filters above 3x3 lose too much for math=fp32 (conv2d_cudnn.cc's
-  // AccurateEnough; measured: engine 6 on a 5x5 depthwise f16 layer, H100, 2026-11-23,
-  // 4% of an output of magnitude 0.07).
+  // FFT and Winograd engines only where TransformsAllowed (conv2d_reference.h).
   const uint32_t transforms = Bit(CUDNN_NUMERICAL_NOTE_FFT) | Bit(CUDNN_NUMERICAL_NOTE_WINOGRAD) |
                               Bit(CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_4x4) | Bit(CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_6x6) |
                               Bit(CUDNN_NUMERICAL_NOTE_WINOGRAD_TILE_13x13);
-  if (p.math == Math::kFp32 && p.r * p.s > 9 && (numerical & transforms) != 0) {
+  if (!TransformsAllowed(p) && (numerical & transforms) != 0) {
     return "transforms a filter above 3x3 (FFT or Winograd), and math=fp32";
   }
   return {};

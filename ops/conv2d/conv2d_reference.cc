@@ -73,6 +73,8 @@ Status MismatchError(const Problem& p, std::string_view op, std::string_view out
                                          magnitude));
 }
 
+bool TransformsAllowed(const Problem& p) { return p.math != Math::kFp32 || p.r * p.s <= 9; }
+
 CloseBound BoundFor(const Problem& p, DType output, int64_t terms) {
   const double u = std::ldexp(1.0, -24);
   const double t = static_cast<double>(std::max<int64_t>(terms, 1));

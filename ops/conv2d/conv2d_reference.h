@@ -39,6 +39,13 @@ int64_t TermsOf(const Problem& problem, std::string_view output);
 // The transform term is CloseBound's per_max_magnitude.
 CloseBound BoundFor(const Problem& problem, DType output, int64_t terms);
 
+// Whether transform-based algorithms (Winograd, FFT) may serve `problem`: with
+// math=fp32 only for filters up to 3x3. Above, cuDNN's transforms lose more than the
+// transform term of BoundFor covers (measured on a 5x5 depthwise layer, H100,
+// 2026-11-23: winograd_nonfused at 8000 u of max_m in f32, an FFT graph engine at 4% of
+// an f16 output). The cuDNN legacy algorithms and graph engines both ask this.
+bool TransformsAllowed(const Problem& problem);
+
 // The check's error for element e of output `output` ("y", "dx", "dw") of op `op`.
 Status MismatchError(const Problem& problem, std::string_view op, std::string_view output, int64_t e, double got,
                      double want, double tolerance, double magnitude);

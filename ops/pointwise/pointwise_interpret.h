@@ -1,8 +1,9 @@
-// The bytecode interpreter's core, header-only and OPSCHED_HD so that the CPU loop and a
-// device kernel (one thread per element, grid-stride) run the very same code:
-//   for each element i: Offsets(bc, i, offsets); RunElement(bc, pointers, offsets);
-// RunAccumulated runs the accumulator form (pointwise_accumulator.h) of the same program,
-// with the same result bit for bit.
+// The per-element interpreters, header-only and OPSCHED_HD (host and device alike):
+//   RunAccumulated runs the accumulator form (pointwise_accumulator.h): what the CPU
+//                  interpreted loop runs per element, as the GPU kernel does V lanes wide;
+//   RunElement     runs the bytecode itself, slot by slot: the definition the accumulator
+//                  form must match bit for bit (tests/pointwise/accumulator_test.cc).
+//   for each element i: Offsets(bc, i, offsets); RunAccumulated(bc, code, pointers, offsets);
 #pragma once
 
 #include <cstdint>
