@@ -51,6 +51,9 @@ struct DepthwiseConfig {
   int vector = 1, pixels = 1, block = 256;  // nhwc; pixels and block also nchw direct
 };
 inline constexpr int64_t kDepthwiseMaxChannelsPerGroup = 16;
+// The kernels' launch bound: the unrolled 7x7 runs of 8 pixels need its register budget
+// (without it a 512-thread block of them fails to launch for want of registers).
+inline constexpr int kDepthwiseMaxBlock = 512;
 inline constexpr size_t kDepthwiseMaxSharedBytes = 48 * 1024;
 struct NchwWindow {
   int h = 0, w = 0;

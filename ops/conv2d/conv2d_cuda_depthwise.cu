@@ -52,7 +52,7 @@ struct NchwGeometry {
 // unrolled, each window column read once into registers for all the thread's rows;
 // KS == 0: any filter, stride and dilation.
 template <typename T, int kRows, int KS, int ST>
-__global__ void DepthwiseNchwKernel(Problem p, NchwGeometry g) {
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwKernel(Problem p, NchwGeometry g) {
   using S = typename T::Storage;
   extern __shared__ float window[];
   const S* __restrict__ x = static_cast<const S*>(p.x);
@@ -152,7 +152,7 @@ struct DirectGeometry {
 };
 
 template <typename T, int kPixels, int KS, int ST>
-__global__ void DepthwiseNchwDirectKernel(Problem p, DirectGeometry g) {
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(Problem p, DirectGeometry g) {
   using S = typename T::Storage;
   const uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
   if (item >= g.items) return;
@@ -234,7 +234,7 @@ struct alignas(sizeof(S) * V) Pack {
 // kPixels outputs along q. KS > 0 (V > 1 only): a KS x KS filter at stride ST, dilation
 // 1, unrolled: each input column of the run is loaded once for every output using it.
 template <typename T, int V, int kPixels, int KS, int ST>
-__global__ void DepthwiseNhwcKernel(Problem p, NhwcGeometry g) {
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcKernel(Problem p, NhwcGeometry g) {
   using S = typename T::Storage;
   const uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
   if (item >= g.items) return;
@@ -380,7 +380,7 @@ bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c) {
     return false;
   }
   if (p.layout == Layout::kNchw && c.rows == 0) {  // direct
-    if ((c.pixels != 1 && c.pixels != 2 && c.pixels != 4 && c.pixels != 8) || c.block < 32 || c.block > 1024 ||
+    if ((c.pixels != 1 && c.pixels != 2 && c.pixels != 4 && c.pixels != 8) || c.block < 32 || c.block > kDepthwiseMaxBlock ||
         c.block % 32 != 0) {
       return false;
     }
@@ -395,7 +395,7 @@ bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c) {
     return int64_t(win.h) * win.w * sizeof(float) <= kDepthwiseMaxSharedBytes && tiles <= 65535;
   }
   if ((c.vector != 1 && c.vector != 2 && c.vector != 4 && c.vector != 8) ||
-      (c.pixels != 1 && c.pixels != 2 && c.pixels != 4 && c.pixels != 8) || c.block < 32 || c.block > 1024 || c.block % 32 != 0) {
+      (c.pixels != 1 && c.pixels != 2 && c.pixels != 4 && c.pixels != 8) || c.block < 32 || c.block > kDepthwiseMaxBlock || c.block % 32 != 0) {
     return false;
   }
   if (c.vector > 1) {

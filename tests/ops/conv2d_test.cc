@@ -182,6 +182,22 @@ TEST_P(Conv2dTest, DepthwiseAndGroupedLayersInEveryDtypeAndLayout) {
   EXPECT_GT(runs, 80);
 }
 
+TEST_P(Conv2dTest, EveryDepthwiseConfigOfTheLargestUnrolledFilterLaunches) {
+  // The heaviest unrolled kernels (7x7, runs of 8 pixels) in their largest blocks: every
+  // config of the depthwise implementations' spaces, nchw (3 channels in one group) and
+  // nhwc (16-byte channel vectors, f32 and f16).
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
+  int runs = 0;
+  Shape nchw{1, 3, 20, 20, 8, 7, 7, 2, 2, 3, 3};
+  Shape nhwc{1, 16, 15, 17, 16, 7, 7, 1, 1, 3, 3, 1, 1, 16};
+  nhwc.nhwc = true;
+  for (const std::string& line : {nchw.Line("conv2d", "f32"), nhwc.Line("conv2d", "f32"), nhwc.Line("conv2d", "f16"),
+                                  nhwc.Line("conv2d_bias_act", "f16", " act=tanh")}) {
+    OPSCHED_ASSERT_OK(CheckLine(line, 100000, &runs));
+  }
+  EXPECT_GT(runs, 60);
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
