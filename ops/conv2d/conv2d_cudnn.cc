@@ -110,7 +110,10 @@ class PreparedForward final : public Prepared {
                                              AlgoName(algo_), workspace_bytes(), a.workspace_bytes));
     }
     OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-    return call_(handle, d_, WithTensors(p_, a.tensors), algo_, a);
+    // cuDNN is told the algorithm's own workspace size (as the backward calls are), so
+    // what it runs does not depend on how large the caller's buffer has grown.
+    const PreparedArgs exact{a.tensors, a.workspace, workspace_bytes(), a.stream, a.error_slot};
+    return call_(handle, d_, WithTensors(p_, a.tensors), algo_, exact);
   }
 
  private:
@@ -194,10 +197,15 @@ class ForwardCudnnBase : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
-// cuDNN's heuristic forward algorithm as a config of an `algo` implementation.
-StatusOr<Config> HeuristicForward(const Workload& w) {
+// cuDNN's heuristic forward algorithm as a config of an `algo` implementation that
+// takes the algorithms `keep` accepts.
+StatusOr<Config> HeuristicForward(const Workload& w, AlgoFilter keep) {
   OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
   if (!query->heuristic_forward) return absl::NotFoundError("cuDNN's heuristic suggests no supported algorithm");
+  if (!keep(MakeProblem(w), *query->heuristic_forward)) {
+    return absl::NotFoundError(fmt::format("this call does not take cuDNN's heuristic algorithm {} here",
+                                           AlgoName(*query->heuristic_forward)));
+  }
   return Config().Set("algo", std::string(AlgoName(*query->heuristic_forward)));
 }
 
@@ -208,7 +216,7 @@ class Conv2dCudnn : public ForwardCudnnBase<AnyAlgo, ConvolutionForward> {
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckForward(w, target, AnyAlgo);
   }
-  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w, AnyAlgo); }
 };
 
 class Conv2dBiasActCudnn : public ForwardCudnnBase<FusedAlgo, FusedForward> {
@@ -225,6 +233,12 @@ class Conv2dBiasActCudnn : public ForwardCudnnBase<FusedAlgo, FusedForward> {
     if (p.k > 1 && p.b_stride != 1) return absl::InvalidArgumentError("the fused cuDNN call needs a contiguous b");
     return CheckForward(w, target, FusedAlgo);
   }
+  // cuDNN's heuristic algorithm, fused where the fused call takes it: the same
+  // convolution as the unfused pick, less two passes over y (the unfused implementation
+  // is next in line when the fused call refuses the algorithm or the activation).
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override {
+    return HeuristicForward(w, FusedAlgo);
+  }
 };
 
 // Serves the activations and algorithms the fused call refuses, at the cost of two more
@@ -236,8 +250,9 @@ class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase<AnyAlgo, UnfusedForwar
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckForward(w, target, AnyAlgo);
   }
-  // A framework without fusion: cuDNN's heuristic convolution, then bias, then activation.
-  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w); }
+  // A framework without fusion: cuDNN's heuristic convolution, then bias, then activation
+  // (the vendor floor where the fused call refuses the algorithm or the activation).
+  StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w, AnyAlgo); }
 };
 
 OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnn);
