@@ -19,6 +19,7 @@ struct StrategyRule {
   std::string implementation;
   std::string when;  // the condition in words, e.g. "updates <= 64 elements"
   std::function<bool(const Workload&, const Target&)> holds;
+  // The rule's config; none: the implementation's default (ConfigSpace::Default).
   std::function<Config(const Workload&, const Target&)> default_config;
 };
 

@@ -5,14 +5,22 @@
 //
 // conv2d and conv2d_bias_act (same table, the op's own implementation names):
 //  priority  implementation                    when                                    default config
-//  50        *_cuda_direct                     C/G*R*S <= 64 (few channels: the C=1    block=128, channels_per_thread=K/G up to 8
-//                                              first layer of an MNIST net)
-//  45        conv2d_cudnn / _bias_act_cudnn    3x3, stride 1, dilation 1, groups 1,     algo=winograd_nonfused
-//                                              C and K >= 32 (ResNet 3x3 layers)
+//  50        *_cuda_direct                     C*R*S <= 64, groups 1, a filter wider   block=128, channels_per_thread=K up to 8
+//                                              than 1x1 (few channels: the C=1 first
+//                                              layer of an MNIST net)
+//  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default
+//  48        *_cuda_im2col_gemm                1x1, stride 1, no padding, dilation 1,  images=N (the closest legal count)
+//                                              groups 1 (f32 nchw: a batched GEMM)
+//  47        *_cuda_im2col_gemm                1-4 images, C/G*R*S >= 1024, N*P*Q      images=1
+//                                              <= 4608 (one GEMM of a deep reduction
+//                                              per image: a batch-1 layer, atrous)
+//  45        conv2d_cudnn / _bias_act_cudnn    f32, 3x3, stride 1, dilation 1, groups  algo=winograd_nonfused
+//                                              1, C and K >= 32, N >= 8, P*Q <= 3136
+//                                              (ResNet 3x3 layers at training batch)
 //  40        conv2d_cudnn / _bias_act_cudnn    any GPU workload (relu or identity for  algo=implicit_precomp_gemm
 //                                              the fused bias + activation)
 //  35        conv2d_bias_act_cudnn_unfused     conv2d_bias_act (sigmoid, tanh)         algo=implicit_precomp_gemm
-//  30        *_cuda_implicit_gemm              any GPU workload (f32)                  closest legal tile
+//  30        *_cuda_implicit_gemm              any GPU workload (f32)                  its default
 //  20        *_cuda_im2col_gemm                any GPU workload (f32)                  images=1
 //  20        *_cpu_im2col_gemm                 CPU, >= 2^20 multiply-adds              threads=all
 //  10        *_cpu_direct                      CPU                                     threads=all
@@ -31,7 +39,17 @@
 // on ResNet's 3x3 layers winograd_nonfused takes 103-154 us forward against 233-331 us
 // for implicit_precomp_gemm, and 213-230 us backward (one stream) against 554-809 us
 // for algo_1/algo_1, at 45-111 MiB of workspace; on the 16-channel MNIST layer the
-// forward keeps implicit_precomp_gemm (16 us against 30 us).
+// forward keeps implicit_precomp_gemm (16 us against 30 us). The same records bound
+// Winograd: it loses below 8 images or above 56x56 outputs (1.29-2.63x the best at
+// N=1-4 and on 8x64x224x224), and in bf16 (3.1x); there implicit_precomp_gemm is within
+// 2% of the best, or the own im2col GEMM is the best (a 1x512x7x7 3x3 layer: 28 us against
+// 75 for Winograd and 161 for implicit_precomp_gemm; an atrous 4x2048x33x33 layer: 1456
+// against 1812 us). On every 1x1 layer of those records (f32 nchw, 6 layers) the
+// im2col GEMM over all images is the best or within 8% of it, where
+// implicit_precomp_gemm takes 1.9-4.5x and the direct kernel 1.7-2.7x. On their f32
+// depthwise layers (5) implicit_precomp_gemm is within 3% of the best and the direct
+// kernel 2.0-3.0x; on the f16/bf16 depthwise ones (4) the own depthwise kernel is the
+// best.
 #include <algorithm>
 #include <string>
 
@@ -65,6 +83,11 @@ bool Winograd3x3(const conv2d::Problem& p) {
   return p.r == 3 && p.s == 3 && p.stride_h == 1 && p.stride_w == 1 && p.dil_h == 1 && p.dil_w == 1 &&
          p.groups == 1;
 }
+// A 1x1 convolution that is one GEMM per image: no stride, padding, dilation or groups.
+bool Pointwise1x1(const conv2d::Problem& p) {
+  return p.r == 1 && p.s == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0 &&
+         p.dil_h == 1 && p.dil_w == 1 && p.groups == 1;
+}
 bool Gpu(const Workload&, const Target& t) { return OnGpu(t); }
 
 Config Algo(const char* algo) {
@@ -76,18 +99,45 @@ Config Algo(const char* algo) {
 std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
   const std::string op(conv2d::OpName(kind));
   std::vector<StrategyRule> rules = {
-      {50, op + "_cuda_direct", "C/G*R*S <= 64 (few channels)",
-       [](const Workload& w, const Target& t) { return OnGpu(t) && MakeProblem(w).reduction_length() <= 64; },
+      {50, op + "_cuda_direct", "C*R*S <= 64 (few channels), no groups, a filter wider than 1x1",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         return OnGpu(t) && p.reduction_length() <= 64 && p.r * p.s > 1 && p.groups == 1;
+       },
        [](const Workload& w, const Target&) {
          Config c;
          c.Set("block", 128);
          c.Set("channels_per_thread", std::min<int64_t>(8, MakeProblem(w).filters_per_group()));
          return c;
        }},
-      {45, op + "_cudnn", "3x3, stride 1, dilation 1, groups 1, C and K >= 32",
+      {49, op + "_cuda_depthwise", "f16 or bf16 depthwise (groups = C)",
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);
-         return OnGpu(t) && Winograd3x3(p) && p.c >= 32 && p.k >= 32;
+         return OnGpu(t) && p.type != conv2d::ElementType::kF32 && p.groups == p.c && p.groups > 1;
+       },
+       nullptr},
+      {48, op + "_cuda_im2col_gemm", "1x1, stride 1, no padding, groups 1",
+       [](const Workload& w, const Target& t) { return OnGpu(t) && Pointwise1x1(MakeProblem(w)); },
+       [](const Workload& w, const Target&) {
+         Config c;
+         c.Set("images", MakeProblem(w).n);
+         return c;
+       }},
+      {47, op + "_cuda_im2col_gemm", "1-4 images, C/G*R*S >= 1024, N*P*Q <= 4608",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         return OnGpu(t) && p.n <= 4 && p.reduction_length() >= 1024 && p.n * p.p * p.q <= 4608;
+       },
+       [](const Workload&, const Target&) {
+         Config c;
+         c.Set("images", 1);
+         return c;
+       }},
+      {45, op + "_cudnn", "f32, 3x3, stride 1, dilation 1, groups 1, C and K >= 32, N >= 8, P*Q <= 3136",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         return OnGpu(t) && Winograd3x3(p) && p.type == conv2d::ElementType::kF32 && p.c >= 32 && p.k >= 32 && p.n >= 8 &&
+                p.p * p.q <= 3136;
        },
        [](const Workload&, const Target&) { return Algo("winograd_nonfused"); }},
       {40, op + "_cudnn", "any GPU workload", Gpu,

@@ -3,9 +3,13 @@
 //   1. exact record        — the fastest usable ok record of this workload on this target
 //   2. transferred record  — likewise from another target of the same arch (only when
 //                            DispatchOptions::allow_transferred_records)
-//   3. predicted           — the learned selector's best candidate by predicted time, when
-//                            a model is loaded and this workload lies near its training
-//                            data (DispatchOptions::model_max_distance)
+//   3. predicted           — the learned selector's best candidate by predicted time
+//                            (among its nearest training workloads' fastest and the
+//                            floor's two picks), when a model is loaded, this workload
+//                            lies near its training data (DispatchOptions::
+//                            model_max_distance) and no near training workload measured
+//                            the pick at 1.5x its best or slower (else it is contested
+//                            and step 4 is skipped: the floor decides)
 //   4. nearest record      — the config of the nearest tuned workload of the same family,
 //                            when it is legal for this workload
 //   5. floor               — the better of the op's strategy rule and the vendor's own
@@ -93,9 +97,15 @@ class Dispatcher {
   // OK unless `config` needs more workspace than DispatchOptions::max_workspace_bytes.
   Status WithinWorkspaceLimit(const Implementation* impl, const Config& config, const Workload& canonical) const;
   void WarnOnce(const records::RecordEntry* entry, std::string_view message) const;
-  // The selector's choice when it is confident; *model_notes gets what it said.
-  bool TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
-                    std::vector<std::string>* model_notes, Decision* out) const;
+  // The selector's choice when it is confident; *model_notes gets what it said. What the
+  // model says when it has no confidence because its nearest training workloads disagree
+  // about its pick (*contested): neither the pick nor a neighbour's record, the floor.
+  enum class Prediction { kDecided, kNone, kContested };
+  Prediction TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
+                          std::vector<std::string>* model_notes, Decision* out) const;
+  // Heuristic over OfflineSpace: today's rules where the records show their pick, else the
+  // rule's pick recorded at tuning time.
+  StatusOr<Decision> OfflineHeuristic(const Workload& canonical) const;
   // The better of the rule and the vendor's heuristic (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes) const;
   // Fills a decision for `impl` with `config`.

@@ -17,6 +17,7 @@
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
 #include "opsched/runtime.h"
+#include "strategies/dispatcher.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"
@@ -325,6 +326,60 @@ TEST_P(Conv2dTest, CudnnAlgorithmsAreConfigsAndTwoStreamsCostASecondWorkspace) {
   }
   std::printf("%d checked runs over full spaces\n", runs);
   EXPECT_GT(runs, 50);
+}
+
+// The untuned floor on the GPU: the rules strategies/conv2d_strategy.cc documents, from
+// the H100 records, and cuDNN's heuristic fused where the fused call takes its algorithm.
+TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the rules and cuDNN's heuristic choose GPU implementations";
+  Dispatcher dispatcher(registry_, target_, nullptr, DispatchOptions{.use_model = false});
+  auto rule = [&](const std::string& line) {
+    StatusOr<Decision> d = dispatcher.Heuristic(Canonical(line));
+    EXPECT_TRUE(d.ok()) << line << ": " << d.status();
+    return d.ok() ? fmt::format("{} {}", d->implementation->name(), d->config.ToString()) : std::string();
+  };
+  const std::string dense = " stride=1,1 pad=1,1 dilation=1,1 groups=1 layout=nchw math=fp32";
+  // 1x1: one GEMM over all images (here 16).
+  EXPECT_EQ(rule("conv2d x=f32[16,64,56,56] w=f32[256,64,1,1] stride=1,1 pad=0,0 dilation=1,1 groups=1 layout=nchw "
+                 "math=fp32"),
+            "conv2d_cuda_im2col_gemm images=16");
+  // One image, a deep reduction: one GEMM per image; the same layer at batch 32: Winograd.
+  EXPECT_EQ(rule("conv2d x=f32[1,256,14,14] w=f32[256,256,3,3]" + dense), "conv2d_cuda_im2col_gemm images=1");
+  EXPECT_EQ(rule("conv2d x=f32[32,256,14,14] w=f32[256,256,3,3]" + dense), "conv2d_cudnn algo=winograd_nonfused");
+  // Winograd neither in bf16 nor on large outputs at small batch.
+  EXPECT_EQ(rule("conv2d x=bf16[64,256,14,14] w=bf16[256,256,3,3]" + dense), "conv2d_cudnn algo=implicit_precomp_gemm");
+  EXPECT_EQ(rule("conv2d x=f32[4,128,128,128] w=f32[128,128,3,3]" + dense), "conv2d_cudnn algo=implicit_precomp_gemm");
+  // Few channels (MNIST's first layer): the direct kernel; not for depthwise layers.
+  EXPECT_EQ(rule("conv2d x=f32[128,1,28,28] w=f32[16,1,3,3]" + dense).rfind("conv2d_cuda_direct ", 0), 0u);
+  EXPECT_EQ(rule("conv2d x=f32[8,96,112,112] w=f32[96,1,3,3] stride=2,2 pad=1,1 dilation=1,1 groups=96 layout=nchw "
+                 "math=fp32"),
+            "conv2d_cudnn algo=implicit_precomp_gemm");
+  // f16/bf16 depthwise: the own depthwise kernel, in its default config, fused or not.
+  for (const char* op : {"conv2d", "conv2d_bias_act"}) {
+    const std::string b = std::string(op) == "conv2d" ? "" : " b=f16[144]";
+    const std::string act = std::string(op) == "conv2d" ? "" : " act=relu";
+    const std::string line = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=1,1 dilation=1,1 "
+                                         "groups=144 layout=nchw math=fp32{}", op, b, act);
+    const Workload w = Canonical(line);
+    const Implementation* depthwise = registry_.FindImplementation(fmt::format("{}_cuda_depthwise", op));
+    ASSERT_NE(depthwise, nullptr);
+    StatusOr<Config> preferred = depthwise->Space(w, target_).Default();
+    ASSERT_TRUE(preferred.ok()) << preferred.status();
+    EXPECT_EQ(rule(line), fmt::format("{}_cuda_depthwise {}", op, preferred->ToString()));
+  }
+  // The vendor floor of a fused bias+relu is cuDNN's heuristic algorithm in the fused call;
+  // sigmoid, which the fused call refuses, takes three calls.
+  const std::string shape = "x=f32[16,64,56,56] w=f32[64,64,3,3]";
+  StatusOr<Decision> plain = dispatcher.Vendor(Canonical("conv2d " + shape + dense));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  for (const char* act : {"relu", "sigmoid"}) {
+    StatusOr<Decision> fused =
+        dispatcher.Vendor(Canonical(fmt::format("conv2d_bias_act {} b=f32[64]{} act={}", shape, dense, act)));
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    EXPECT_EQ(fused->implementation->name(),
+              std::string(act) == "relu" ? "conv2d_bias_act_cudnn" : "conv2d_bias_act_cudnn_unfused");
+    EXPECT_EQ(fused->config, plain->config) << act;
+  }
 }
 
 TEST(Conv2dWorkloadTest, CanonicalFormAndValidationErrors) {
