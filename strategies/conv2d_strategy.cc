@@ -44,12 +44,13 @@
 // N=1-4 and on 8x64x224x224), and in bf16 (3.1x); there implicit_precomp_gemm is within
 // 2% of the best, or the own im2col GEMM is the best (a 1x512x7x7 3x3 layer: 28 us against
 // 75 for Winograd and 161 for implicit_precomp_gemm; an atrous 4x2048x33x33 layer: 1456
-// against 1812 us). On every 1x1 layer of those records (f32 nchw, 6 layers) the
-// im2col GEMM over all images is the best or within 8% of it, where
-// implicit_precomp_gemm takes 1.9-4.5x and the direct kernel 1.7-2.7x. On their f32
+// against 1812 us for implicit_precomp_gemm). On every 1x1 layer of those records (f32
+// nchw, 6 layers) the im2col GEMM over all images is the best or within 8% of it, where
+// implicit_precomp_gemm takes 1.9-4.5x on the 5 plain ones (1.05x fused with bias+relu)
+// and the direct kernel 1.7-2.7x. On their f32
 // depthwise layers (5) implicit_precomp_gemm is within 3% of the best and the direct
-// kernel 2.0-3.0x; on the f16/bf16 depthwise ones (4) the own depthwise kernel is the
-// best.
+// kernel 2.0-3.0x; on the f16/bf16 depthwise ones where it was measured (4 of 5) the own
+// depthwise kernel is the best.
 #include <algorithm>
 #include <string>
 
