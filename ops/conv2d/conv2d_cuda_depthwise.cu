@@ -15,6 +15,7 @@
 
 #include "core/element.h"
 #include "core/gpu/fast_divmod.h"
+#include "core/gpu/visit.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_math.h"
 
@@ -40,6 +41,27 @@ __device__ __forceinline__ float Epilogue(const Problem& p, int64_t k, float acc
   return Activate(p.act, acc + T::Load(static_cast<const typename T::Storage*>(p.b)[k * p.b_stride]));
 }
 
+// The problem's sizes as a kernel instantiation runs them, in 32-bit ints (FitsIndexing):
+// KS > 0, a KS x KS filter at stride ST and dilation 1, known at compile time; KS == 0,
+// the problem's filter, strides and dilations.
+template <int KS, int ST>
+struct Dims {
+  int sh, sw, dh, dw, r, s;  // strides, dilations, filter
+  int h, w;                  // input height and width
+  int cg, kg;                // channels and filters per group
+  __device__ explicit Dims(const Problem& p)
+      : sh(KS > 0 ? ST : static_cast<int>(p.stride_h)),
+        sw(KS > 0 ? ST : static_cast<int>(p.stride_w)),
+        dh(KS > 0 ? 1 : static_cast<int>(p.dil_h)),
+        dw(KS > 0 ? 1 : static_cast<int>(p.dil_w)),
+        r(KS > 0 ? KS : static_cast<int>(p.r)),
+        s(KS > 0 ? KS : static_cast<int>(p.s)),
+        h(static_cast<int>(p.h)),
+        w(static_cast<int>(p.w)),
+        cg(static_cast<int>(p.c / p.groups)),
+        kg(static_cast<int>(p.k / p.groups)) {}
+};
+
 // ---- nchw -----------------------------------------------------------------------------
 
 struct NchwGeometry {
@@ -64,10 +86,8 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwKernel(Proble
   const int n = static_cast<int>(blockIdx.x) / K, k = static_cast<int>(blockIdx.x) - n * K;
   const int p0 = static_cast<int>(blockIdx.y / g.tiles_q) * kRows;
   const int q0 = static_cast<int>(blockIdx.y % g.tiles_q) * columns;
-  const int sh = KS > 0 ? ST : static_cast<int>(p.stride_h), sw = KS > 0 ? ST : static_cast<int>(p.stride_w);
+  const auto [sh, sw, dh, dw, R, S_, H, W, cg, kg] = Dims<KS, ST>(p);
   const int ih0 = p0 * sh - static_cast<int>(p.pad_h), iw0 = q0 * sw - static_cast<int>(p.pad_w);
-  const int H = static_cast<int>(p.h), W = static_cast<int>(p.w);
-  const int cg = static_cast<int>(p.c / p.groups), kg = static_cast<int>(p.k / p.groups);
   const int group = k / kg;
   constexpr int kPer = kRows / 8;
   const int row0 = ty * kPer;  // the thread's first row in the tile
@@ -115,8 +135,6 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwKernel(Proble
         }
       }
     } else {
-      const int dh = static_cast<int>(p.dil_h), dw = static_cast<int>(p.dil_w);
-      const int R = static_cast<int>(p.r), S_ = static_cast<int>(p.s);
       for (int r = 0; r < R; ++r) {
         for (int s2 = 0; s2 < S_; ++s2) {
           const float wv = T::Load(wk[r * p.w_strides[2] + s2 * p.w_strides[3]]);
@@ -162,11 +180,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(
   g.k.DivMod(plane, &n, &k);
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const S* __restrict__ w = static_cast<const S*>(p.wt);
-  const int sh = KS > 0 ? ST : static_cast<int>(p.stride_h), sw = KS > 0 ? ST : static_cast<int>(p.stride_w);
-  const int dh = KS > 0 ? 1 : static_cast<int>(p.dil_h), dw = KS > 0 ? 1 : static_cast<int>(p.dil_w);
-  const int R = KS > 0 ? KS : static_cast<int>(p.r), S_ = KS > 0 ? KS : static_cast<int>(p.s);
-  const int H = static_cast<int>(p.h), W = static_cast<int>(p.w);
-  const int cg = static_cast<int>(p.c / p.groups), kg = static_cast<int>(p.k / p.groups);
+  const auto [sh, sw, dh, dw, R, S_, H, W, cg, kg] = Dims<KS, ST>(p);
   const int q0 = static_cast<int>(run) * kPixels;
   const int iw0 = q0 * sw - static_cast<int>(p.pad_w);
   float acc[kPixels];
@@ -246,11 +260,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcKernel(Proble
   const S* __restrict__ w = static_cast<const S*>(p.wt);
   const int64_t k0 = int64_t(vec) * V;
   const int q0 = static_cast<int>(run) * kPixels;
-  const int sh = KS > 0 ? ST : static_cast<int>(p.stride_h), sw = KS > 0 ? ST : static_cast<int>(p.stride_w);
-  const int dh = KS > 0 ? 1 : static_cast<int>(p.dil_h), dw = KS > 0 ? 1 : static_cast<int>(p.dil_w);
-  const int R = KS > 0 ? KS : static_cast<int>(p.r), S_ = KS > 0 ? KS : static_cast<int>(p.s);
-  const int H = static_cast<int>(p.h), W = static_cast<int>(p.w);
-  const int cg = static_cast<int>(p.c / p.groups), kg = static_cast<int>(p.k / p.groups);
+  const auto [sh, sw, dh, dw, R, S_, H, W, cg, kg] = Dims<KS, ST>(p);
   float acc[kPixels][V];
 #pragma unroll
   for (int j = 0; j < kPixels; ++j) {
@@ -421,21 +431,10 @@ gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream
     const unsigned blocks = static_cast<unsigned>((int64_t(g.items) + c.block - 1) / c.block);
     return VisitType(p, [&]<typename T>() {
       return VisitFilter(p, [&]<int KS, int ST>() {
-        switch (c.pixels) {
-          case 1:
-            DepthwiseNchwDirectKernel<T, 1, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-            break;
-          case 2:
-            DepthwiseNchwDirectKernel<T, 2, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-            break;
-          case 4:
-            DepthwiseNchwDirectKernel<T, 4, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-            break;
-          default:
-            DepthwiseNchwDirectKernel<T, 8, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-            break;
-        }
-        return gpuGetLastError();
+        return VisitPow2UpTo8(c.pixels, [&]<int kPixels>() {
+          DepthwiseNchwDirectKernel<T, kPixels, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
+          return gpuGetLastError();
+        });
       });
     });
   }
@@ -480,49 +479,21 @@ gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream
       if constexpr (V * sizeof(typename T::Storage) == 16) {
         if (unrolled) {  // 16-byte channel vectors, an unrolled filter, runs of 2, 4 or 8
           return VisitFilter(p, [&]<int KS, int ST>() {
-            if constexpr (KS > 0) {
-              switch (c.pixels) {
-                case 2:
-                  DepthwiseNhwcKernel<T, V, 2, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-                  break;
-                case 4:
-                  DepthwiseNhwcKernel<T, V, 4, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-                  break;
-                default:
-                  DepthwiseNhwcKernel<T, V, 8, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
-                  break;
+            return VisitPow2UpTo8(c.pixels, [&]<int kPixels>() {
+              if constexpr (KS > 0 && kPixels > 1) {
+                DepthwiseNhwcKernel<T, V, kPixels, KS, ST><<<blocks, c.block, 0, stream>>>(p, g);
               }
-            }
-            return gpuGetLastError();
+              return gpuGetLastError();
+            });
           });
         }
       }
-      switch (c.pixels) {
-        case 1:
-          DepthwiseNhwcKernel<T, V, 1, 0, 0><<<blocks, c.block, 0, stream>>>(p, g);
-          break;
-        case 2:
-          DepthwiseNhwcKernel<T, V, 2, 0, 0><<<blocks, c.block, 0, stream>>>(p, g);
-          break;
-        case 4:
-          DepthwiseNhwcKernel<T, V, 4, 0, 0><<<blocks, c.block, 0, stream>>>(p, g);
-          break;
-        default:
-          DepthwiseNhwcKernel<T, V, 8, 0, 0><<<blocks, c.block, 0, stream>>>(p, g);
-          break;
-      }
-      return gpuGetLastError();
+      return VisitPow2UpTo8(c.pixels, [&]<int kPixels>() {
+        DepthwiseNhwcKernel<T, V, kPixels, 0, 0><<<blocks, c.block, 0, stream>>>(p, g);
+        return gpuGetLastError();
+      });
     };
-    switch (vector) {
-      case 8:
-        return launch.template operator()<8>();
-      case 4:
-        return launch.template operator()<4>();
-      case 2:
-        return launch.template operator()<2>();
-      default:
-        return launch.template operator()<1>();
-    }
+    return VisitPow2UpTo8(vector, launch);
   });
 }
 

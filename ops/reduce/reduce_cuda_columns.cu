@@ -114,7 +114,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
   const size_t shared = c.block_y > 1 ? size_t(threads) * vector * sizeof(float) : 0;
   float* partial = c.split > 1 ? static_cast<float*>(workspace) : nullptr;
   gpuError_t err = VisitTypes(p, [&]<typename In, typename Out>() {
-    return VisitVector(vector, [&]<int V>() {
+    return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16 && V <= 4) {
         ColumnsKernel<In, Out, V><<<grid, block, shared, stream>>>(p, g, partial);
         return gpuGetLastError();

@@ -8,6 +8,7 @@
 #include "core/element.h"
 #include "core/gpu/fast_divmod.h"
 #include "core/gpu/portability.h"
+#include "core/gpu/visit.h"
 #include "ops/reduce/reduce_cuda.h"
 #include "ops/reduce/reduce_math.h"
 #include "ops/reduce/reduce_params.h"
@@ -75,21 +76,6 @@ gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
                                              : fn.template operator()<BF16, BF16>();
     default:
       return with_out.template operator()<F32>();
-  }
-}
-
-// Calls fn.template operator()<V>() for V in {1, 2, 4, 8}.
-template <typename Fn>
-gpuError_t VisitVector(int vector, Fn&& fn) {
-  switch (vector) {
-    case 8:
-      return fn.template operator()<8>();
-    case 4:
-      return fn.template operator()<4>();
-    case 2:
-      return fn.template operator()<2>();
-    default:
-      return fn.template operator()<1>();
   }
 }
 

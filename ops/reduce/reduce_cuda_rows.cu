@@ -110,7 +110,7 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
   if (threads % 32 != 0 || threads > 1024 || blocks > kMaxExtent) return gpuErrorInvalidValue;
   float* partial = c.split > 1 ? static_cast<float*>(workspace) : nullptr;
   gpuError_t err = VisitTypes(p, [&]<typename In, typename Out>() {
-    return VisitVector(vector, [&]<int V>() {
+    return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16) {
         RowsKernel<In, Out, V><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, g, partial);
         return gpuGetLastError();
