@@ -204,7 +204,8 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical, std::v
       }
     }
   }
-  const Prediction predicted = TryPredicted(canonical, notes, model_notes, &d);
+  std::optional<FloorPicks> picks;  // computed once, by whichever step needs them first
+  const Prediction predicted = TryPredicted(canonical, notes, model_notes, &picks, &d);
   if (predicted == Prediction::kDecided) return d;
   if (db_ != nullptr && options_.use_nearest_records && predicted != Prediction::kContested) {
     for (const records::Neighbour& n :
@@ -227,7 +228,7 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical, std::v
       }
     }
   }
-  return Floor(canonical, notes);
+  return Floor(canonical, notes, picks ? *std::move(picks) : Picks(canonical));
 }
 
 Decision Dispatcher::Make(const Implementation* impl, Config config, Provenance provenance, std::string reason,
@@ -270,7 +271,8 @@ constexpr int kPoolNeighbours = 4;
 constexpr double kContested = 1.5;
 
 Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
-                                                std::vector<std::string>* model_notes, Decision* out) const {
+                                                std::vector<std::string>* model_notes,
+                                                std::optional<FloorPicks>* picks, Decision* out) const {
   if (selector_ == nullptr || !options_.use_model || !selector_->HasOp(canonical.op())) return Prediction::kNone;
   const OpDef* op = registry_.FindOp(canonical.op());
   if (op == nullptr) return Prediction::kNone;
@@ -317,9 +319,10 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   // is never a candidate the model ranks below what the floor would serve. (Over the
   // shipped H100 records this took the holdout study from 1.221 to 1.179.)
   if (pooled) {
-    for (StatusOr<Decision> floor : {Heuristic(canonical), Vendor(canonical)}) {
-      if (!floor.ok()) continue;
-      Candidate c{std::string(floor->implementation->name()), floor->config};
+    *picks = Picks(canonical);
+    for (const StatusOr<Decision>* floor : {&(*picks)->rule, &(*picks)->vendor}) {
+      if (!floor->ok()) continue;
+      Candidate c{std::string((*floor)->implementation->name()), (*floor)->config};
       if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(std::move(c));
     }
   }
@@ -446,9 +449,10 @@ StatusOr<Decision> Dispatcher::Vendor(const Workload& canonical) const {
   return absl::NotFoundError(fmt::format("no vendor heuristic serves {}", canonical.op()));
 }
 
-StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Considered>* notes) const {
-  StatusOr<Decision> rule = Heuristic(canonical);
-  StatusOr<Decision> vendor = Vendor(canonical);
+StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Considered>* notes,
+                                     FloorPicks picks) const {
+  StatusOr<Decision>& rule = picks.rule;
+  StatusOr<Decision>& vendor = picks.vendor;
   if (!vendor.ok()) {
     if (rule.ok() && notes != nullptr) {
       Note(notes, "heuristic", rule->implementation->name(), rule->config, "chosen: " + rule->reason);
@@ -491,6 +495,15 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
   return vendor;
 }
 
+// A rule without a config of its own takes the implementation's default (its space's
+// preferred values), not whatever the space enumerates first.
+StatusOr<Config> Dispatcher::RuleConfig(const StrategyRule& rule, const Implementation* impl,
+                                        const Workload& canonical) const {
+  if (rule.default_config) return rule.default_config(canonical, target_);
+  if (impl == nullptr) return absl::NotFoundError(fmt::format("'{}' is not registered", rule.implementation));
+  return impl->Space(canonical, target_).Default();
+}
+
 // Offline, today's rules decide where the workload's records can say what they serve:
 // the first rule that holds and whose implementation was measured for the workload (so
 // it applies there) gives its config, which counts when it was measured too. Otherwise
@@ -506,8 +519,7 @@ StatusOr<Decision> Dispatcher::OfflineHeuristic(const Workload& canonical) const
       if (impl == nullptr || (options_.deterministic && !impl->traits().deterministic)) continue;
       const auto measured = [&](const Candidate& c) { return c.implementation == rule.implementation; };
       if (std::none_of(space->candidates.begin(), space->candidates.end(), measured)) continue;
-      StatusOr<Config> config = rule.default_config ? StatusOr<Config>(rule.default_config(canonical, target_))
-                                                    : impl->Space(canonical, target_).Default();
+      StatusOr<Config> config = RuleConfig(rule, impl, canonical);
       if (config.ok()) {
         const Candidate c{rule.implementation, *config};
         if (std::find(space->candidates.begin(), space->candidates.end(), c) != space->candidates.end()) {
@@ -560,15 +572,9 @@ StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {
     for (const StrategyRule& rule : strategy->rules()) {
       if (rule.holds && !rule.holds(canonical, target_)) continue;
       const Implementation* impl = registry_.FindImplementation(rule.implementation);
-      // A rule without a config of its own takes the implementation's default (its
-      // space's preferred values), not whatever the space enumerates first.
       Config config;
-      if (rule.default_config) {
-        config = rule.default_config(canonical, target_);
-      } else if (impl != nullptr && impl->Applicable(canonical, target_).ok()) {
-        if (StatusOr<Config> preferred = impl->Space(canonical, target_).Default(); preferred.ok()) {
-          config = *std::move(preferred);
-        }
+      if (rule.default_config || (impl != nullptr && impl->Applicable(canonical, target_).ok())) {
+        if (StatusOr<Config> c = RuleConfig(rule, impl, canonical); c.ok()) config = *std::move(c);
       }
       if (try_impl(impl, rule.implementation, std::move(config),
                    fmt::format("strategy rule '{}' (priority {})", rule.when, rule.priority),

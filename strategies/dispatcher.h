@@ -97,17 +97,26 @@ class Dispatcher {
   // OK unless `config` needs more workspace than DispatchOptions::max_workspace_bytes.
   Status WithinWorkspaceLimit(const Implementation* impl, const Config& config, const Workload& canonical) const;
   void WarnOnce(const records::RecordEntry* entry, std::string_view message) const;
-  // The selector's choice when it is confident; *model_notes gets what it said. What the
-  // model says when it has no confidence because its nearest training workloads disagree
-  // about its pick (*contested): neither the pick nor a neighbour's record, the floor.
+  // The floor's two picks for one workload: the rule's and the vendor's heuristic's.
+  struct FloorPicks {
+    StatusOr<Decision> rule;
+    StatusOr<Decision> vendor;
+  };
+  FloorPicks Picks(const Workload& canonical) const { return {Heuristic(canonical), Vendor(canonical)}; }
+  // The selector's choice when it is confident; *model_notes gets what it said, *picks the
+  // floor's picks when it ranked them. kContested: its nearest training workloads disagree
+  // about its pick, so neither the pick nor a neighbour's record serves, the floor does.
   enum class Prediction { kDecided, kNone, kContested };
   Prediction TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
-                          std::vector<std::string>* model_notes, Decision* out) const;
+                          std::vector<std::string>* model_notes, std::optional<FloorPicks>* picks,
+                          Decision* out) const;
   // Heuristic over OfflineSpace: today's rules where the records show their pick, else the
   // rule's pick recorded at tuning time.
   StatusOr<Decision> OfflineHeuristic(const Workload& canonical) const;
-  // The better of the rule and the vendor's heuristic (see the chain above).
-  StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes) const;
+  // The rule's own config, else `impl`'s default (ConfigSpace::Default).
+  StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
+  // The better of the rule's and the vendor's picks (see the chain above).
+  StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;
   // Fills a decision for `impl` with `config`.
   Decision Make(const Implementation* impl, Config config, Provenance provenance, std::string reason,
                 const Workload& canonical) const;
