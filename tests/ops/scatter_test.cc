@@ -32,6 +32,13 @@ class ScatterTest : public ::testing::TestWithParam<DeviceKind> {
     EXPECT_TRUE(w.ok()) << line << ": " << w.status();
     return *w;
   }
+  // Options of one checked run: fresh inputs, in place or not.
+  TrialOptions Options(bool in_place) {
+    TrialOptions options;
+    options.seed = rng_();
+    options.in_place = in_place;
+    return options;
+  }
   const Registry& registry_ = Registry::Global();
   Target target_;
   std::mt19937_64 rng_{std::random_device{}()};
@@ -114,9 +121,7 @@ TEST_P(ScatterTest, EdgeShapes) {
            "scatter data=i32[7,1,9] indices=i64[7,1,33] updates=i32[7,1,33] axis=-1 reduction=min",
        }) {
     for (bool in_place : {false, true}) {
-      TrialOptions options;
-      options.seed = rng_();
-      options.in_place = in_place;
+      TrialOptions options = Options(in_place);
       OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, Canonical(line), target_, options, 4, rng_, &runs));
     }
   }
@@ -137,9 +142,7 @@ TEST_P(ScatterTest, NonContiguousStrides) {
     OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
     EXPECT_EQ(w.ToString().find(":[1,9]") != std::string::npos, true) << w.ToString();
     for (bool in_place : {false, true}) {
-      TrialOptions options;
-      options.seed = rng_();
-      options.in_place = in_place;
+      TrialOptions options = Options(in_place);
       options.generator.negative_index_fraction = 0.5;
       OPSCHED_ASSERT_OK(CheckAllImplementations(registry_, w, target_, options, 6, rng_, &runs));
     }
@@ -156,9 +159,7 @@ TEST_P(ScatterTest, PairedHalfAtomicsWhenARowSharesItsIndex) {
       const Workload w = Canonical(fmt::format(
           "scatter data={0}[7,6] indices=i64[300,6] updates={0}[300,6] axis=0 reduction=add", dtype));
       for (bool in_place : {false, true}) {
-        TrialOptions options;
-        options.seed = rng_();
-        options.in_place = in_place;
+        TrialOptions options = Options(in_place);
         auto trial = Trial::Create(registry_, w, target_, options);
         ASSERT_TRUE(trial.ok()) << trial.status();
         HostTensor& indices = (*trial)->inputs()[1];
@@ -258,9 +259,7 @@ TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
     const Workload w = Canonical(fmt::format(
         "scatter data={0}[10,20] indices=i64[6,20] updates={0}[6,20] axis=0 reduction=add", dtype));
     for (bool in_place : {false, true}) {
-      TrialOptions options;
-      options.seed = rng_();
-      options.in_place = in_place;
+      TrialOptions options = Options(in_place);
       auto trial = Trial::Create(registry_, w, target_, options);
       ASSERT_TRUE(trial.ok());
       // Two bad indices; the first in row-major order is at position [2,7] (value 10).
