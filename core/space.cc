@@ -122,22 +122,43 @@ StatusOr<Config> ConfigSpace::Sample(std::mt19937_64& rng, int max_tries) const 
       fmt::format("no legal config found in {} random draws", max_tries));
 }
 
+namespace {
+
+// Where `wanted` sits in `domain`, in half steps: 2 * its index when it is a value of the
+// domain; between two neighbours (odd) when it is an integer inside or beyond an ascending
+// integer domain; -1 when it cannot be placed (a string outside the domain, an unsorted
+// domain).
+long HalfStepPosition(const std::vector<KnobValue>& domain, const KnobValue& wanted) {
+  auto it = std::find(domain.begin(), domain.end(), wanted);
+  if (it != domain.end()) return 2 * static_cast<long>(it - domain.begin());
+  const int64_t* v = std::get_if<int64_t>(&wanted);
+  if (v == nullptr || domain.empty()) return -1;
+  long below = 0;
+  for (size_t i = 0; i < domain.size(); ++i) {
+    const int64_t* d = std::get_if<int64_t>(&domain[i]);
+    if (d == nullptr) return -1;
+    if (i > 0 && *d <= std::get<int64_t>(domain[i - 1])) return -1;
+    if (*d < *v) ++below;
+  }
+  return 2 * below - 1;
+}
+
+}  // namespace
+
 StatusOr<Config> ConfigSpace::Closest(const Config& wanted) const {
   std::vector<long> want(knobs_.size(), -1);
   for (size_t k = 0; k < knobs_.size(); ++k) {
     const KnobValue* v = wanted.Find(knobs_[k].name);
-    if (v == nullptr) continue;
-    auto it = std::find(knobs_[k].values.begin(), knobs_[k].values.end(), *v);
-    if (it != knobs_[k].values.end()) want[k] = it - knobs_[k].values.begin();
+    if (v != nullptr) want[k] = HalfStepPosition(knobs_[k].values, *v);
   }
   std::optional<Config> best;
   long best_cost = 0;
   for (Config& c : Enumerate()) {
-    long cost = 0;
+    long cost = 0;  // in half steps
     for (size_t k = 0; k < knobs_.size(); ++k) {
       const KnobValue& v = *c.Find(knobs_[k].name);
       const long at = std::find(knobs_[k].values.begin(), knobs_[k].values.end(), v) - knobs_[k].values.begin();
-      cost += want[k] < 0 ? static_cast<long>(knobs_[k].values.size()) : std::abs(at - want[k]);
+      cost += want[k] < 0 ? 2 * static_cast<long>(knobs_[k].values.size()) : std::abs(2 * at - want[k]);
     }
     if (!best || cost < best_cost) {
       best = std::move(c);

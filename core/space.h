@@ -51,9 +51,11 @@ class ConfigSpace {
   // A uniformly drawn legal config (rejection sampling); NotFound when none is found
   // in `max_tries` draws.
   StatusOr<Config> Sample(std::mt19937_64& rng, int max_tries = 1000) const;
-  // The legal config closest to `wanted`: fewest steps through the knobs' domains
-  // (a knob `wanted` lacks or sets outside its domain costs one full domain); NotFound
-  // when the space is empty.
+  // The legal config closest to `wanted`: fewest steps through the knobs' domains. An
+  // integer outside an ascending integer domain sits between its neighbours there
+  // (columns=32 over {1,2,4,8,16} is half a step from 16), so a rule's value that this
+  // workload cannot take becomes the nearest one it can; a knob `wanted` lacks, or a
+  // value that cannot be placed, costs one full domain. NotFound when the space is empty.
   StatusOr<Config> Closest(const Config& wanted) const;
   // The declared defaults (a knob without one: its first value) when they are legal,
   // else the legal config closest to them (Closest); NotFound for an empty space. What

@@ -31,5 +31,37 @@ TEST(ConfigSpaceTest, DefaultIsTheDeclaredOneOrTheClosestLegal) {
   EXPECT_FALSE(empty.Default().ok());
 }
 
+// A wanted integer the domain lacks (a rule's columns=32 where only 1..16 fit) becomes
+// its nearest value, not the first one; in between two values, the nearer in steps; a
+// value that cannot be placed costs the whole domain, so the other knobs decide.
+TEST(ConfigSpaceTest, ClosestPlacesAnIntegerOutsideTheDomainBetweenItsNeighbours) {
+  const ConfigSpace space = ConfigSpace().AddInts("columns", {1, 2, 4, 8, 16}).AddInts("threads", {128, 256, 512});
+  auto closest = [&](int64_t columns, int64_t threads) {
+    Config want;
+    want.Set("columns", columns);
+    want.Set("threads", threads);
+    StatusOr<Config> c = space.Closest(want);
+    return c.ok() ? c->ToString() : c.status().ToString();
+  };
+  EXPECT_EQ(closest(32, 256), "columns=16,threads=256");
+  EXPECT_EQ(closest(1024, 1024), "columns=16,threads=512");
+  EXPECT_EQ(closest(0, 64), "columns=1,threads=128");
+  EXPECT_EQ(closest(8, 300), "columns=8,threads=256");  // between 256 and 512: the first of the two
+
+  ConfigSpace named = ConfigSpace().AddInts("columns", {1, 2, 4, 8, 16}).Add("tile", {std::string("a"), std::string("b")});
+  Config want;
+  want.Set("columns", int64_t{12});
+  want.Set("tile", std::string("zz"));
+  StatusOr<Config> c = named.Closest(want);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->ToString(), "columns=8,tile=a");
+
+  // An unsorted domain cannot place a missing value: every value is equally far.
+  const ConfigSpace unsorted = ConfigSpace().AddInts("x", {8, 1, 4});
+  Config x;
+  x.Set("x", int64_t{2});
+  EXPECT_EQ(unsorted.Closest(x)->ToString(), "x=8");
+}
+
 }  // namespace
 }  // namespace opsched

@@ -60,11 +60,11 @@ TEST_F(DispatcherTest, RegistryListsAndRefusesDuplicates) {
 
 TEST_F(DispatcherTest, StrategyRulesOrderTheHeuristic) {
   Dispatcher d = Make();
-  // Small: only the loop rule holds; its default unroll=8 is outside the space, so the
-  // first legal config is used.
+  // Small: only the loop rule holds; its default unroll=8 is outside the space {1,2,4},
+  // so the closest legal config is used: unroll=4, half a step from 8 (not the first).
   const Decision& small = D(d, 100);
   EXPECT_EQ(small.implementation->name(), "scale_cpu_loop");
-  EXPECT_EQ(small.config.ToString(), "unroll=1");
+  EXPECT_EQ(small.config.ToString(), "unroll=4");
   EXPECT_EQ(small.provenance, Provenance::kHeuristic);
   EXPECT_NE(small.reason.find("strategy rule 'always'"), std::string::npos);
   // Large: the priority-20 rule wins.
