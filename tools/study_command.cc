@@ -19,6 +19,7 @@ struct StudyFlags {
   std::string workload;
   bool holdout = false;
   std::string model;
+  std::string explain;
   int folds = 10;
   double model_max_distance = DispatchOptions{}.model_max_distance;
   std::vector<std::string> policies = {"random", "xgb"};
@@ -32,10 +33,14 @@ int RunHoldoutStudy(const StudyFlags& f, const records::Database& db) {
   o.model_file = f.model;
   o.folds = f.folds;
   o.dispatch.model_max_distance = f.model_max_distance;
+  o.explain = f.explain;
   StatusOr<HoldoutReport> report = RunHoldout(Registry::Global(), db, o);
   if (!report.ok()) {
     fmt::print(stderr, "opsched study: {}\n", report.status().message());
     return 2;
+  }
+  for (const HoldoutEntry& e : report->entries) {
+    if (!e.explanation.empty()) fmt::print("hidden: {}\n{}\n", e.workload, e.explanation);
   }
   std::fputs(report->ToString(f.width).c_str(), stdout);
   return 0;
@@ -135,6 +140,8 @@ void AddStudyCommand(CLI::App& app, int* exit_code) {
   s->add_option("--model", flags->model,
                 "--holdout: this selector model (default: one trained per fold without the hidden workloads)");
   s->add_option("--folds", flags->folds, "--holdout: folds of workloads trained without")->capture_default_str();
+  s->add_option("--explain", flags->explain,
+                "--holdout: print how the dispatcher decided each hidden workload whose line contains this text");
   s->add_option("--model-max-distance", flags->model_max_distance,
                 "--holdout: the dispatcher trusts the model up to this distance from its training data")
       ->capture_default_str();

@@ -116,6 +116,9 @@ StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Data
       entry.records = t->records;
       entry.model_saw_it = given != nullptr && given_saw.count(h) > 0;
       StatusOr<Explanation> e = dispatcher.Explain(*t->workload);
+      if (!options.explain.empty() && entry.workload.find(options.explain) != std::string::npos) {
+        entry.explanation = e.ok() ? e->ToString() : std::string(e.status().message());
+      }
       if (e.ok()) {
         entry.provenance = std::string(ProvenanceName(e->decision.provenance));
         entry.served = fmt::format("{} {}", e->decision.implementation->name(), e->decision.config.ToString());

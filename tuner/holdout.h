@@ -22,6 +22,7 @@ struct HoldoutOptions {
   std::string model_file;    // empty: one model per fold, trained without that fold
   int folds = 10;            // workloads hidden together when training per fold
   DispatchOptions dispatch;  // as the Runtime would decide
+  std::string explain;       // keep the explanation of workloads whose line contains this
 };
 
 struct HoldoutEntry {
@@ -33,6 +34,7 @@ struct HoldoutEntry {
   double served_us = 0;     // 0: never measured for this workload (unknown)
   int records = 0;
   bool model_saw_it = false;  // a given model was trained with this workload
+  std::string explanation;    // the dispatcher's, where HoldoutOptions::explain matched
 };
 
 struct HoldoutReport {
