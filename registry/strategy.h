@@ -21,6 +21,12 @@ struct StrategyRule {
   std::function<bool(const Workload&, const Target&)> holds;
   // The rule's config; none: the implementation's default (ConfigSpace::Default).
   std::function<Config(const Workload&, const Target&)> default_config;
+  // Where the rule's implementation, with a given config, fits at all, in words and as
+  // code (none: wherever it applies). The scatter slice kernels do not fit sparse updates,
+  // cuDNN's Winograd algorithms not 16-bit data: a prediction there is contested, and the
+  // floor decides (Dispatcher::TryPredicted).
+  std::string fits_when;
+  std::function<bool(const Workload&, const Target&, const Config&)> fits;
 };
 
 class Strategy {

@@ -41,7 +41,9 @@
 // for algo_1/algo_1, at 45-111 MiB of workspace; on the 16-channel MNIST layer the
 // forward keeps implicit_precomp_gemm (16 us against 30 us). The same records bound
 // Winograd: it loses below 8 images or above 56x56 outputs (1.29-2.63x the best at
-// N=1-4 and on 8x64x224x224), and in bf16 (3.1x); there implicit_precomp_gemm is within
+// N=1-4 and on 8x64x224x224), and in bf16 (3.1x, where tensor-core GEMMs run; the one
+// 16-bit layer where it was measured, so the rule's `fits` keeps a model's prediction of
+// Winograd off 16-bit data too); there implicit_precomp_gemm is within
 // 2% of the best, or the own im2col GEMM is the best (a 1x512x7x7 3x3 layer: 28 us against
 // 75 for Winograd and 161 for implicit_precomp_gemm; an atrous 4x2048x33x33 layer: 1456
 // against 1812 us for implicit_precomp_gemm). On every 1x1 layer of those records (f32
@@ -140,7 +142,13 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
          return OnGpu(t) && Winograd3x3(p) && p.type == conv2d::ElementType::kF32 && p.c >= 32 && p.k >= 32 && p.n >= 8 &&
                 p.p * p.q <= 3136;
        },
-       [](const Workload&, const Target&) { return Algo("winograd_nonfused"); }},
+       [](const Workload&, const Target&) { return Algo("winograd_nonfused"); },
+       "its Winograd algorithms: f32 data",
+       [](const Workload& w, const Target&, const Config& c) {
+         const StatusOr<std::string_view> algo = c.GetString("algo");
+         return !algo.ok() || algo->find("winograd") == std::string_view::npos ||
+                MakeProblem(w).type == conv2d::ElementType::kF32;
+       }},
       {40, op + "_cudnn", "any GPU workload", Gpu,
        [](const Workload&, const Target&) { return Algo("implicit_precomp_gemm"); }},
       {30, op + "_cuda_implicit_gemm", "any GPU workload (f32)", Gpu, nullptr},

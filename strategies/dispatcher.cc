@@ -265,10 +265,38 @@ std::vector<Candidate> Dispatcher::LegalCandidates(const Workload& canonical) co
   return out;
 }
 
+namespace {
+
 // Training workloads whose fastest candidates form the pool the model ranks.
 constexpr int kPoolNeighbours = 4;
 // A pick that a nearest training workload measured at this slowdown or more is contested.
 constexpr double kContested = 1.5;
+
+// The model's slowdown of each candidate, blended (geometric mean) with what the nearest
+// training workloads measured for it: its slowdown there, or, where it was not among
+// their fastest, their slowest kept one (a lower bound), weighted by closeness. Evidence
+// from measured neighbours tempers the model's extrapolation.
+void BlendWithNeighbours(const std::vector<Selector::Neighbour>& near, const std::vector<Candidate>& candidates,
+                         std::vector<double>* slowdowns) {
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (std::isnan((*slowdowns)[i])) continue;
+    const std::string key = CandidateKey(candidates[i]);
+    double sum = 0, weights = 0;
+    for (const Selector::Neighbour& n : near) {
+      if (n.top.empty() || n.top.size() != n.top_slowdown.size()) continue;
+      double slowdown = n.top_slowdown.back();
+      for (size_t j = 0; j < n.top.size(); ++j) {
+        if (n.top[j] == key) slowdown = n.top_slowdown[j];
+      }
+      const double w = 1.0 / (n.distance + 0.1);
+      sum += w * std::log(slowdown);
+      weights += w;
+    }
+    if (weights > 0) (*slowdowns)[i] = std::exp(0.5 * std::log((*slowdowns)[i]) + 0.5 * sum / weights);
+  }
+}
+
+}  // namespace
 
 Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
                                                 std::vector<std::string>* model_notes,
@@ -339,28 +367,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
     if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", predicted.status().message()));
     return Prediction::kNone;
   }
-  // Within the pool, the model's slowdown is blended (geometric mean) with what the
-  // nearest training workloads measured for the candidate: its slowdown there, or, where
-  // it was not among their fastest, their slowest kept one (a lower bound), weighted by
-  // closeness. Evidence from measured neighbours tempers the model's extrapolation.
-  if (pooled) {
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (std::isnan((*predicted)[i])) continue;
-      const std::string key = CandidateKey(candidates[i]);
-      double sum = 0, weights = 0;
-      for (const Selector::Neighbour& n : near) {
-        if (n.top.empty() || n.top.size() != n.top_slowdown.size()) continue;
-        double slowdown = n.top_slowdown.back();
-        for (size_t j = 0; j < n.top.size(); ++j) {
-          if (n.top[j] == key) slowdown = n.top_slowdown[j];
-        }
-        const double w = 1.0 / (n.distance + 0.1);
-        sum += w * std::log(slowdown);
-        weights += w;
-      }
-      if (weights > 0) (*predicted)[i] = std::exp(0.5 * std::log((*predicted)[i]) + 0.5 * sum / weights);
-    }
-  }
+  if (pooled) BlendWithNeighbours(near, candidates, &*predicted);
   size_t best = candidates.size(), second = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {
     const double t = (*predicted)[i];
@@ -411,6 +418,11 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
         return Prediction::kContested;
       }
     }
+  }
+  if (const std::string why = AgainstRules(c, canonical); !why.empty()) {
+    if (model_notes != nullptr) model_notes->push_back("contested: " + why);
+    Note(notes, "predicted", c.implementation, c.config, "not trusted: " + why);
+    return Prediction::kContested;
   }
   if (!(distance <= options_.model_max_distance)) {
     Note(notes, "predicted", c.implementation, c.config,
@@ -477,12 +489,17 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     StatusOr<std::vector<double>> rank = selector_->Rank(*op, canonical, target_, two);
     StatusOr<std::vector<double>> t = selector_->Time(*op, canonical, target_, two);
     if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
+      // As in the pool: what the nearest training workloads measured tempers the model.
+      BlendWithNeighbours(selector_->Nearest(*op, canonical, kPoolNeighbours), two, &*rank);
       const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
       Decision& pick = p == 0 ? *rule : *vendor;
       const Decision& other = p == 0 ? *vendor : *rule;
       pick.predicted_us = (*t)[p];
-      pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, (*t)[p],
-                                (*t)[1 - p], other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
+      pick.reason = fmt::format(
+          "{}: predicted {:.2f} us, slowdown {:.2f} with the nearest training workloads' measurements, against "
+          "{:.2f} us and {:.2f} for the {}",
+          pick.reason, (*t)[p], (*rank)[p], (*t)[1 - p], (*rank)[1 - p],
+          other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
       Note(notes, "floor", other.implementation->name(), other.config, "predicted slower");
       Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
       return pick;
@@ -493,6 +510,19 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
   Note(notes, "heuristic", rule->implementation->name(), rule->config, "passed over for the vendor's heuristic");
   Note(notes, "vendor heuristic", vendor->implementation->name(), vendor->config, "chosen");
   return vendor;
+}
+
+// Where a rule says where its implementation fits (StrategyRule::fits) and `pick` is
+// not there: that place, in words; empty otherwise.
+std::string Dispatcher::AgainstRules(const Candidate& pick, const Workload& canonical) const {
+  const Strategy* strategy = registry_.FindStrategy(canonical.op());
+  if (strategy == nullptr) return "";
+  for (const StrategyRule& rule : strategy->rules()) {
+    if (rule.implementation == pick.implementation && rule.fits && !rule.fits(canonical, target_, pick.config)) {
+      return fmt::format("{} {} fits only where {}", pick.implementation, pick.config.ToString(), rule.fits_when);
+    }
+  }
+  return "";
 }
 
 // A rule without a config of its own takes the implementation's default (its space's
@@ -506,12 +536,13 @@ StatusOr<Config> Dispatcher::RuleConfig(const StrategyRule& rule, const Implemen
 
 // Offline, today's rules decide where the workload's records can say what they serve:
 // the first rule that holds and whose implementation was measured for the workload (so
-// it applies there) gives its config, which counts when it was measured too. Otherwise
-// the rule's choice recorded at tuning time stands in (rules change; records stay).
+// it applies there) gives its config, which counts when it was measured too, and is
+// unknown when it was not (the study reports what today's code serves, or nothing).
+// Where no rule's implementation was measured, the rule's choice recorded at tuning time
+// stands in (rules change; records stay).
 StatusOr<Decision> Dispatcher::OfflineHeuristic(const Workload& canonical) const {
   const OfflineSpace* space = options_.offline(canonical);
   if (space == nullptr) return absl::NotFoundError("no measured candidates (offline)");
-  std::string unmeasured;
   if (const Strategy* strategy = registry_.FindStrategy(canonical.op())) {
     for (const StrategyRule& rule : strategy->rules()) {
       if (rule.holds && !rule.holds(canonical, target_)) continue;
@@ -526,15 +557,16 @@ StatusOr<Decision> Dispatcher::OfflineHeuristic(const Workload& canonical) const
           return Make(impl, *config, Provenance::kHeuristic,
                       fmt::format("strategy rule '{}' (priority {})", rule.when, rule.priority), canonical);
         }
-        unmeasured = fmt::format("; today's rule takes {} {}, never measured for it", rule.implementation,
-                                 config->ToString());
+        // Today's decision was never measured for the workload: unknown, not the old one.
+        return absl::NotFoundError(fmt::format("today's rule '{}' takes {} {}, never measured for it (offline)",
+                                               rule.when, rule.implementation, config->ToString()));
       }
       break;
     }
   }
   const Implementation* impl = space->rule ? registry_.FindImplementation(space->rule->implementation) : nullptr;
-  if (impl == nullptr) return absl::NotFoundError("no rule choice measured (offline)" + unmeasured);
-  return Make(impl, space->rule->config, Provenance::kHeuristic, "strategy rule (as recorded)" + unmeasured, canonical);
+  if (impl == nullptr) return absl::NotFoundError("no rule choice measured (offline)");
+  return Make(impl, space->rule->config, Provenance::kHeuristic, "strategy rule (as recorded)", canonical);
 }
 
 StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {

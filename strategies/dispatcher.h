@@ -114,6 +114,7 @@ class Dispatcher {
   // rule's pick recorded at tuning time.
   StatusOr<Decision> OfflineHeuristic(const Workload& canonical) const;
   // The rule's own config, else `impl`'s default (ConfigSpace::Default).
+  std::string AgainstRules(const Candidate& pick, const Workload& canonical) const;
   StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
   // The better of the rule's and the vendor's picks (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;

@@ -11,6 +11,8 @@
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
 #include "opsched/runtime.h"
+#include "registry/registry.h"
+#include "strategies/dispatcher.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"
@@ -369,6 +371,60 @@ TEST(ScatterWorkloadTest, ValidationErrorsNameTheProblem) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, ScatterTest, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
                          [](const auto& info) { return std::string(DeviceKindName(info.param)); });
+
+
+// The slice rules decide from shapes alone (no GPU needed): the slice kernels for dense
+// updates, with columns that fill a sector while 64 tiles remain, and the closest legal
+// columns where shared memory holds fewer; never for sparse updates.
+TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
+  Target h100;
+  h100.kind = DeviceKind::kCuda;
+  h100.device_name = "NVIDIA H100 80GB HBM3";
+  h100.arch = "sm_90";
+  h100.sm_count = 132;
+  h100.memory_bytes = int64_t{80} << 30;
+  h100.l2_bytes = 50 << 20;
+  Dispatcher d(Registry::Global(), h100, nullptr, DispatchOptions{});
+  struct Case {
+    const char* line;
+    const char* served;
+  };
+  for (const Case& c : {
+           Case{"scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=0 "
+                "reduction=none",
+                "scatter_cuda_slice columns=8,threads=256"},
+           Case{"scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=0 "
+                "reduction=add",
+                "scatter_cuda_slice_atomic columns=8,threads=256"},
+           // 7 updates a column: one thread a column, in order; 256 columns hold 7 KiB.
+           Case{"scatter data=f32[1000,256,7,7] indices=i64[1000,256,7,7] updates=f32[1000,256,7,7] axis=3 "
+                "reduction=add",
+                "scatter_cuda_slice columns=256,threads=0"},
+           // 19717 rows: two columns fit 160 KiB (the rule asks for 8); 88648 updates a column.
+           Case{"scatter data=f32[19717,128] indices=i64[88648,128] updates=f32[88648,128] axis=0 reduction=add",
+                "scatter_cuda_slice_atomic columns=2,threads=1024"},
+           // 64 columns: two would leave 32 tiles.
+           Case{"scatter data=f32[2708,64] indices=i64[10556,64] updates=f32[10556,64] axis=0 reduction=max",
+                "scatter_cuda_slice columns=1,threads=512"},
+           // Sparse: 4096 of 30522 rows, 16 of 1024 positions.
+           Case{"scatter data=f32[30522,768] indices=i64[4096,768] updates=f32[4096,768] axis=0 reduction=add",
+                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16"},
+           Case{"scatter data=f16[64,1024,1024] indices=i64[64,1024,16] updates=f16[64,1024,16] axis=2 "
+                "reduction=none",
+                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16"},
+           Case{"scatter data=f32[30522,768] indices=i64[256,768] updates=f32[256,768] axis=0 reduction=add",
+                "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4"},
+       }) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(c.line);
+    ASSERT_TRUE(w.ok()) << w.status();
+    StatusOr<const CachedDecision*> got = d.Decide(*w);
+    ASSERT_TRUE(got.ok()) << c.line << ": " << got.status();
+    const Decision& decision = (*got)->decision;
+    EXPECT_EQ(fmt::format("{} {}", decision.implementation->name(), decision.config.ToString()), c.served)
+        << c.line << "\n" << decision.reason;
+    EXPECT_EQ(decision.provenance, Provenance::kHeuristic);
+  }
+}
 
 }  // namespace
 }  // namespace opsched

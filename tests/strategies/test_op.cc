@@ -127,7 +127,8 @@ class ScaleCuda : public Implementation {
 
 }  // namespace
 
-void RegisterScaleOp(Registry* registry, ScaleRuns* runs) {
+void RegisterScaleOp(Registry* registry, ScaleRuns* runs, std::string blocked_fits_when,
+                     std::function<bool(const Workload&, const Target&, const Config&)> blocked_fits) {
   (void)registry->AddOp(std::make_unique<ScaleOp>());
   (void)registry->AddImplementation(std::make_unique<ScaleLoop>(runs));
   (void)registry->AddImplementation(std::make_unique<ScaleBlocked>(runs));
@@ -140,7 +141,8 @@ void RegisterScaleOp(Registry* registry, ScaleRuns* runs) {
            [](const Workload&, const Target&) { return Config().Set("unroll", int64_t(8)); }},
           {20, "scale_cpu_blocked", "n >= 4096",
            [n_of](const Workload& w, const Target& t) { return OnCpu(t) && n_of(w) >= 4096; },
-           [](const Workload&, const Target&) { return Config().Set("block", int64_t(1024)); }},
+           [](const Workload&, const Target&) { return Config().Set("block", int64_t(1024)); },
+           std::move(blocked_fits_when), std::move(blocked_fits)},
       }));
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 
 #include "registry/registry.h"
 
@@ -23,6 +25,8 @@ struct ScaleRuns {
 //   priority 20  scale_cpu_blocked block=1024  when n >= 4096
 //   priority 10  scale_cpu_loop    unroll=8    always (8 is outside the space: the
 //                                              dispatcher falls back to unroll=1)
-void RegisterScaleOp(Registry* registry, ScaleRuns* runs);
+// `blocked_fits`: where the blocked rule says its implementation fits (StrategyRule::fits).
+void RegisterScaleOp(Registry* registry, ScaleRuns* runs, std::string blocked_fits_when = "",
+                     std::function<bool(const Workload&, const Target&, const Config&)> blocked_fits = nullptr);
 
 }  // namespace opsched::testing
