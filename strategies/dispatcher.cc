@@ -489,17 +489,12 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     StatusOr<std::vector<double>> rank = selector_->Rank(*op, canonical, target_, two);
     StatusOr<std::vector<double>> t = selector_->Time(*op, canonical, target_, two);
     if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
-      // As in the pool: what the nearest training workloads measured tempers the model.
-      BlendWithNeighbours(selector_->Nearest(*op, canonical, kPoolNeighbours), two, &*rank);
       const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
       Decision& pick = p == 0 ? *rule : *vendor;
       const Decision& other = p == 0 ? *vendor : *rule;
       pick.predicted_us = (*t)[p];
-      pick.reason = fmt::format(
-          "{}: predicted {:.2f} us, slowdown {:.2f} with the nearest training workloads' measurements, against "
-          "{:.2f} us and {:.2f} for the {}",
-          pick.reason, (*t)[p], (*rank)[p], (*t)[1 - p], (*rank)[1 - p],
-          other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
+      pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, (*t)[p],
+                                (*t)[1 - p], other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
       Note(notes, "floor", other.implementation->name(), other.config, "predicted slower");
       Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
       return pick;
