@@ -247,7 +247,10 @@ Status Runtime::RunWith(const Workload& workload, absl::Span<const Tensor> tenso
     workspace = nullptr;
     workspace_bytes = needed;
     if (needed > 0) {
-      OPSCHED_ASSIGN_OR_RETURN(workspace, s_->allocator_->Get(stream, needed));
+      // The capture state, asked of the driver once a call, serves the allocator and the
+      // device-error checks below alike.
+      OPSCHED_ASSIGN_OR_RETURN(const bool in_capture, Capturing());
+      OPSCHED_ASSIGN_OR_RETURN(workspace, s_->allocator_->Get(stream, needed, in_capture));
     }
   }
   const bool checks = d.implementation->ReportsDeviceErrors();

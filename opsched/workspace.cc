@@ -19,11 +19,17 @@ void CachingWorkspaceAllocator::FreeFinished() {
 
 StatusOr<void*> CachingWorkspaceAllocator::Get(const Stream& stream, size_t bytes) {
   if (bytes == 0) return nullptr;
-  const bool gpu = !stream.device().is_cpu();
   bool capturing = false;
-  if (gpu) {
+  if (!stream.device().is_cpu()) {
     OPSCHED_ASSIGN_OR_RETURN(capturing, gpu::StreamCapturing(stream.native()));
   }
+  return Get(stream, bytes, capturing);
+}
+
+StatusOr<void*> CachingWorkspaceAllocator::Get(const Stream& stream, size_t bytes, bool capturing) {
+  if (bytes == 0) return nullptr;
+  const bool gpu = !stream.device().is_cpu();
+  capturing = gpu && capturing;
   std::lock_guard<std::mutex> lock(mu_);
   StreamBuffer& held = buffers_[{stream.device(), stream.native()}];
   if (held.buffer.size() < bytes) {

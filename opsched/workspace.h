@@ -27,11 +27,17 @@ class WorkspaceAllocator {
   // It stays valid for that work; the next Get for the same stream may reuse it, which
   // is safe because the stream runs its work in order.
   virtual StatusOr<void*> Get(const Stream& stream, size_t bytes) = 0;
+  // The same, told whether the stream is being captured into a CUDA graph (the Runtime
+  // knows it already): an allocator that needs to know overrides this one and need not
+  // ask the driver again. By default the capture state is not needed.
+  virtual StatusOr<void*> Get(const Stream& stream, size_t bytes, bool /*capturing*/) { return Get(stream, bytes); }
 };
 
 class CachingWorkspaceAllocator : public WorkspaceAllocator {
  public:
+  // Asks the driver whether the stream is being captured, then as below.
   StatusOr<void*> Get(const Stream& stream, size_t bytes) override;
+  StatusOr<void*> Get(const Stream& stream, size_t bytes, bool capturing) override;
   // Bytes held across all streams, outgrown buffers not yet freed included.
   size_t held_bytes() const;
 

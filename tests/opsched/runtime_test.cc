@@ -21,6 +21,24 @@ class CountingAllocator : public WorkspaceAllocator {
   CachingWorkspaceAllocator inner;
 };
 
+// Overrides the form that is told the capture state: the Runtime, which asks the driver
+// once a call, hands it over instead of the allocator asking again.
+class ToldAllocator : public WorkspaceAllocator {
+ public:
+  StatusOr<void*> Get(const Stream& stream, size_t bytes) override {
+    ++asked;
+    return inner.Get(stream, bytes);
+  }
+  StatusOr<void*> Get(const Stream& stream, size_t bytes, bool capturing) override {
+    ++told;
+    told_capturing = told_capturing || capturing;
+    return inner.Get(stream, bytes, capturing);
+  }
+  int asked = 0, told = 0;
+  bool told_capturing = false;
+  CachingWorkspaceAllocator inner;
+};
+
 class RuntimeTest : public ::testing::Test {
  protected:
   RuntimeTest() { testing::RegisterScaleOp(&registry_, &runs_); }
@@ -86,6 +104,12 @@ TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
   EXPECT_EQ(y[255], 3.0f);
   EXPECT_EQ(allocator.calls, 3);
   EXPECT_EQ(allocator.inner.held_bytes(), 256 * sizeof(float));  // allocated once
+  ToldAllocator told;
+  auto told_rt = Make({log}, &told);
+  for (int i = 0; i < 2; ++i) OPSCHED_ASSERT_OK(told_rt->Run(w, tensors, cpu_stream_));
+  EXPECT_EQ(told.told, 2);
+  EXPECT_EQ(told.asked, 0);
+  EXPECT_FALSE(told.told_capturing);  // a CPU stream is never captured
   StatusOr<Explanation> e = rt->Explain("scale x=f32[256]");
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->decision.provenance, Provenance::kExactRecord);
