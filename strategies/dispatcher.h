@@ -105,16 +105,19 @@ class Dispatcher {
   FloorPicks Picks(const Workload& canonical) const { return {Heuristic(canonical), Vendor(canonical)}; }
   // The selector's choice when it is confident; *model_notes gets what it said, *picks the
   // floor's picks when it ranked them. kContested: its nearest training workloads disagree
-  // about its pick, so neither the pick nor a neighbour's record serves, the floor does.
+  // about its pick, or a rule says its implementation does not fit here (AgainstRules),
+  // so neither the pick nor a neighbour's record serves, the floor does.
   enum class Prediction { kDecided, kNone, kContested };
   Prediction TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
                           std::vector<std::string>* model_notes, std::optional<FloorPicks>* picks,
                           Decision* out) const;
-  // Heuristic over OfflineSpace: today's rules where the records show their pick, else the
-  // rule's pick recorded at tuning time.
+  // Heuristic over OfflineSpace: today's rules where the records show their
+  // implementation (NotFound, unknown, where they lack today's config), else the rule's
+  // pick recorded at tuning time.
   StatusOr<Decision> OfflineHeuristic(const Workload& canonical) const;
-  // The rule's own config, else `impl`'s default (ConfigSpace::Default).
+  // Where a rule's `fits` says `pick` does not fit the workload: that, in words; else "".
   std::string AgainstRules(const Candidate& pick, const Workload& canonical) const;
+  // The rule's own config, else `impl`'s default (ConfigSpace::Default).
   StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
   // The better of the rule's and the vendor's picks (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;

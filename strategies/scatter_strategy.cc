@@ -29,8 +29,9 @@
 // (columns inside one outer slice) or it holds 4 KiB (tiles of whole outer slices), while
 // at least 64 tiles remain; threads: one per 32 updates of a tile, 256 to 1024; in order
 // (one thread a column) where a column has at most 64 updates (the 7-long axis: 3.3x
-// faster than shared atomics). The records' best configs: columns 8, 32, 2, 2, 1, 1, 256
-// and 128 for the dense workloads where this gives 8, 8, 2, 2, 1, 1, 256 and 256.
+// faster than shared atomics). On the 11 dense workloads where a slice kernel is the
+// best, its best columns are 8, 32, 256 and 128 (in order), 1 (four of them), 2 (three)
+// where this gives 8, 8, 256, 256, 1 and 2.
 //
 // Both slice kernels fit dense updates only: the model's pick of one for sparse updates is
 // contested, and the rules decide.
