@@ -13,6 +13,7 @@
 #include "opsched/runtime.h"
 #include "registry/registry.h"
 #include "strategies/dispatcher.h"
+#include "tests/records/record_factory.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"
@@ -380,14 +381,7 @@ TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
   if (Registry::Global().FindImplementation("scatter_cuda_slice") == nullptr) {
     GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
   }
-  Target h100;
-  h100.kind = DeviceKind::kCuda;
-  h100.device_name = "NVIDIA H100 80GB HBM3";
-  h100.arch = "sm_90";
-  h100.sm_count = 132;
-  h100.memory_bytes = int64_t{80} << 30;
-  h100.l2_bytes = 50 << 20;
-  Dispatcher d(Registry::Global(), h100, nullptr, DispatchOptions{});
+  Dispatcher d(Registry::Global(), records::testing::TestGpu("NVIDIA H100 80GB HBM3"), nullptr, DispatchOptions{});
   struct Case {
     const char* line;
     const char* served;
