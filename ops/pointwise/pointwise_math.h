@@ -1,6 +1,6 @@
 // The scalar functions of the pointwise language in float, and element loads and stores
 // by element type: one definition for the CPU implementations and (compiled by nvcc or
-// hipcc, OPSCHED_HD) device kernels, so every implementation rounds alike.
+// hipcc, OPSCHED_HD) device kernels, so the implementations of one device round alike.
 #pragma once
 
 #include <math.h>
@@ -12,23 +12,56 @@
 
 namespace opsched::pointwise {
 
+// On a CUDA device exp, division and rsqrt take the approximations that Triton, and so
+// torch.compile, emits for f32 (read in the PTX torch.compile generated for the suite's
+// chains: docs/results/nvidia-h100/pointwise/fast-math/):
+//   exp(x) = ex2.approx(x * log2 e): 2 ulp, plus about |x| units of roundoff from the
+//            rounded argument;
+//   a / b  = div.full.f32: 2 ulp over the full range (unlike __fdividef, right for
+//            |b| > 2^126);
+//   1 / sqrt(x) = rsqrt.approx: 2 ulp.
+// On the 8-op chain of bench/suites/pointwise.txt they cut the executed instructions from
+// 105 to 92 an element and the time by 15%. tanh, erf, log and sqrt stay accurate, as in torch.compile's code. The
+// CPU and HIP builds keep the C library's functions. The float64 check
+// (pointwise_reference.cc) bounds both.
+#if defined(__CUDA_ARCH__)
+__device__ inline float Exp(float x) {
+  float y;
+  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
+  return y;
+}
+__device__ inline float Divide(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+__device__ inline float Rsqrt(float x) {
+  float y;
+  asm("rsqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+#else
+OPSCHED_HD inline float Exp(float x) { return expf(x); }
+OPSCHED_HD inline float Divide(float a, float b) { return a / b; }
+OPSCHED_HD inline float Rsqrt(float x) { return 1.0f / sqrtf(x); }
+#endif
+
 // NaN propagates through relu, max and min (as in PyTorch).
 OPSCHED_HD inline float Relu(float x) { return x > 0.0f || x != x ? x : 0.0f; }
 OPSCHED_HD inline float Max(float a, float b) { return a > b || a != a ? a : b; }
 OPSCHED_HD inline float Min(float a, float b) { return a < b || a != a ? a : b; }
-OPSCHED_HD inline float Sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+OPSCHED_HD inline float Sigmoid(float x) { return Divide(1.0f, 1.0f + Exp(-x)); }
 OPSCHED_HD inline float Silu(float x) { return x * Sigmoid(x); }
 OPSCHED_HD inline float Gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
 OPSCHED_HD inline float GeluTanh(float x) {
   return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
-OPSCHED_HD inline float Rsqrt(float x) { return 1.0f / sqrtf(x); }
 
 OPSCHED_HD inline float Unary(OpCode op, float x) {
   switch (op) {
     case OpCode::kNeg: return -x;
     case OpCode::kAbs: return fabsf(x);
-    case OpCode::kExp: return expf(x);
+    case OpCode::kExp: return Exp(x);
     case OpCode::kLog: return logf(x);
     case OpCode::kSqrt: return sqrtf(x);
     case OpCode::kRsqrt: return Rsqrt(x);
@@ -49,7 +82,7 @@ OPSCHED_HD inline float Binary(OpCode op, float a, float b) {
     case OpCode::kAdd: return a + b;
     case OpCode::kSub: return a - b;
     case OpCode::kMul: return a * b;
-    case OpCode::kDiv: return a / b;
+    case OpCode::kDiv: return Divide(a, b);
     case OpCode::kMax: return Max(a, b);
     default: return Min(a, b);  // kMin
   }

@@ -43,7 +43,7 @@ struct Evaluator {
         break;
       case OpCode::kDiv:
         v = a.v / b.v;
-        e = std::abs(b.v) > b.e ? (a.e + std::abs(v) * b.e) / (std::abs(b.v) - b.e) + kU * std::abs(v) : inf;
+        e = std::abs(b.v) > b.e ? (a.e + std::abs(v) * b.e) / (std::abs(b.v) - b.e) + 4 * kU * std::abs(v) : inf;
         break;
       case OpCode::kMax:
         v = std::isnan(a.v) || std::isnan(b.v) ? std::nan("") : std::max(a.v, b.v);
@@ -56,7 +56,10 @@ struct Evaluator {
       case OpCode::kNeg: v = -a.v; e = a.e; break;
       case OpCode::kAbs: v = std::abs(a.v); e = a.e; break;
       case OpCode::kRelu: v = std::isnan(a.v) || a.v > 0 ? a.v : 0.0; e = a.e; break;
-      case OpCode::kExp: v = std::exp(a.v); e = std::abs(v) * std::expm1(a.e) + 4 * kU * std::abs(v); break;
+      case OpCode::kExp:
+        v = std::exp(a.v);
+        e = std::abs(v) * std::expm1(a.e) + (4 + 3 * std::abs(a.v)) * kU * std::abs(v);
+        break;
       case OpCode::kLog:
         v = std::log(a.v);
         e = std::abs(a.v) > a.e ? a.e / (std::abs(a.v) - a.e) + 4 * kU * std::abs(v) + kU * kU : inf;
@@ -70,9 +73,15 @@ struct Evaluator {
         v = 1.0 / std::sqrt(a.v);
         e = std::abs(a.v) > a.e ? 0.5 * a.e * std::pow(std::abs(a.v) - a.e, -1.5) + 4 * kU * std::abs(v) : inf;
         break;
-      case OpCode::kSigmoid: v = 1.0 / (1.0 + std::exp(-a.v)); e = 0.25 * a.e + 6 * kU * std::abs(v); break;
+      case OpCode::kSigmoid:
+        v = 1.0 / (1.0 + std::exp(-a.v));
+        e = 0.25 * a.e + (10 + 3 * std::abs(a.v)) * kU * std::abs(v);
+        break;
       case OpCode::kTanh: v = std::tanh(a.v); e = a.e + 4 * kU * std::abs(v); break;
-      case OpCode::kSilu: v = a.v / (1.0 + std::exp(-a.v)); e = 1.1 * a.e + 8 * kU * std::abs(v); break;
+      case OpCode::kSilu:
+        v = a.v / (1.0 + std::exp(-a.v));
+        e = 1.1 * a.e + (12 + 3 * std::abs(a.v)) * kU * std::abs(v);
+        break;
       case OpCode::kGelu:
         v = 0.5 * a.v * (1.0 + std::erf(a.v / std::sqrt(2.0)));
         e = 1.13 * a.e + 6 * kU * std::abs(a.v);
