@@ -18,6 +18,7 @@
 #include "registry/registry.h"
 #include "selector/selector.h"
 #include "strategies/dispatcher.h"
+#include "strategies/register_all.h"
 
 namespace opsched {
 
@@ -98,6 +99,7 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
     OPSCHED_RETURN_IF_ERROR(Annotate(st.db_->Load(path), "loading records"));
   }
   st.records_note_ = records::NoRecordsForTargetNote(*st.db_, target, options.dispatch.allow_transferred_records);
+  if (options.registry == nullptr) OPSCHED_RETURN_IF_ERROR(Annotate(RegisterAll(), "registering the built-in ops"));
   const Registry& registry = options.registry ? *options.registry : Registry::Global();
   st.registry_ = &registry;
   if (!options.model_file.empty()) {

@@ -55,7 +55,8 @@ struct RuntimeOptions {
   DispatchOptions dispatch;
   // Workspace memory; not owned. Null: a caching allocator owned by the runtime.
   WorkspaceAllocator* allocator = nullptr;
-  // Null: Registry::Global().
+  // Null: Registry::Global(), which Create fills with every built-in op first
+  // (RegisterAll()).
   const Registry* registry = nullptr;
   DeviceErrors device_errors = DeviceErrors::kDeferred;
   // A file (created when missing) that collects every workload served without an exact

@@ -8,8 +8,8 @@
 //   3. compares each candidate's outputs there, under the same tolerances as the op's
 //      CPU Check (OpDef::Check), and names the first mismatch in the same words.
 // The CPU reference stays for CPU targets and tests; tests cross-check the two. Ops
-// register one per op name in their GPU build (OPSCHED_REGISTER_DEVICE_VERIFICATION);
-// without a GPU build there is none and Trial verifies on the host.
+// add one per op name in their GPU build (ops/<op>/<op>_register.h); without a GPU
+// build there is none and Trial verifies on the host.
 #pragma once
 
 #include <memory>

@@ -4,8 +4,8 @@
 // tensors' addresses (parsing, vendor descriptors and plans, the workspace size); the
 // Prepared object it returns runs the op with nothing but the tensors, a workspace and a
 // stream. The Runtime keeps one per cached decision; the tuner one per measured config.
-// Implementations live beside their op in ops/<op>/ (vendor ones in extern/) and
-// register themselves with OPSCHED_REGISTER_IMPLEMENTATION; names are stable because
+// Implementations live beside their op in ops/<op>/ (vendor ones in extern/); the op's
+// Register (ops/<op>/<op>_register.h) adds them to a Registry. Names are stable because
 // records persist them.
 #pragma once
 

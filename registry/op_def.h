@@ -1,7 +1,7 @@
 // OpDef: what an op is, independent of how it is computed — its tensors and attributes,
 // validation and canonical form, output shapes, a generator of valid realistic inputs,
 // a float64 reference and the check of a result against it. One per op, in
-// ops/<op>/<op>_def.cc, registered with OPSCHED_REGISTER_OP.
+// ops/<op>/<op>_def.cc, added to a Registry by the op's Register (ops/<op>/<op>_register.h).
 #pragma once
 
 #include <memory>

@@ -1,7 +1,6 @@
 #include "registry/registry.h"
 
 #include "core/format.h"
-#include "core/log.h"
 
 namespace opsched {
 
@@ -106,29 +105,6 @@ StatusOr<Workload> Registry::ParseCanonical(std::string_view line) const {
   OPSCHED_ASSIGN_OR_RETURN(Workload w, ParseWorkload(line));
   OPSCHED_RETURN_IF_ERROR(Canonicalize(&w));
   return w;
-}
-
-namespace {
-
-bool Report(const Status& s) {
-  if (!s.ok()) Log().error("registration: {}", s.message());
-  return s.ok();
-}
-
-}  // namespace
-
-bool RegisterOp(std::unique_ptr<OpDef> op) { return Report(Registry::Global().AddOp(std::move(op))); }
-
-bool RegisterImplementation(std::unique_ptr<Implementation> implementation) {
-  return Report(Registry::Global().AddImplementation(std::move(implementation)));
-}
-
-bool RegisterStrategy(std::unique_ptr<Strategy> strategy) {
-  return Report(Registry::Global().AddStrategy(std::move(strategy)));
-}
-
-bool RegisterDeviceVerification(std::unique_ptr<DeviceVerification> verification) {
-  return Report(Registry::Global().AddDeviceVerification(std::move(verification)));
 }
 
 }  // namespace opsched

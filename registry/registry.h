@@ -1,7 +1,8 @@
-// Registry: every op definition, implementation and strategy linked into the program.
-// Each registers itself next to its code (OPSCHED_REGISTER_OP / _IMPLEMENTATION /
-// _STRATEGY in a library built with alwayslink), so adding one never edits a central
-// list. The tuner and the dispatcher know ops only through the registry.
+// Registry: the op definitions, implementations, device verifications and strategies a
+// program serves. It is filled explicitly: RegisterAll() (strategies/register_all.h) adds
+// everything built, each op through its ops/<op>/<op>_register.h, and tests add their own
+// ops to a Registry of their own. The tuner and the dispatcher know ops only through the
+// registry.
 #pragma once
 
 #include <map>
@@ -21,7 +22,7 @@ namespace opsched {
 
 class Registry {
  public:
-  // The registry that OPSCHED_REGISTER_* fill during static initialisation.
+  // The process's registry: empty until RegisterAll() fills it.
   static Registry& Global();
 
   Registry() = default;
@@ -56,31 +57,4 @@ class Registry {
   std::map<std::string, std::unique_ptr<DeviceVerification>, std::less<>> verifications_;
 };
 
-// Used by the registration macros: adds to Registry::Global(), logging an error on a
-// duplicate. Returns true so it can initialise a static.
-bool RegisterOp(std::unique_ptr<OpDef> op);
-bool RegisterImplementation(std::unique_ptr<Implementation> implementation);
-bool RegisterStrategy(std::unique_ptr<Strategy> strategy);
-bool RegisterDeviceVerification(std::unique_ptr<DeviceVerification> verification);
-
 }  // namespace opsched
-
-#define OPSCHED_REGISTRY_CONCAT_INNER(a, b) a##b
-#define OPSCHED_REGISTRY_CONCAT(a, b) OPSCHED_REGISTRY_CONCAT_INNER(a, b)
-
-#define OPSCHED_REGISTER_OP(Class)                                                  \
-  [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_op_, __LINE__) = \
-      ::opsched::RegisterOp(std::make_unique<Class>())
-
-#define OPSCHED_REGISTER_IMPLEMENTATION(Class)                                          \
-  [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_impl_, __LINE__) = \
-      ::opsched::RegisterImplementation(std::make_unique<Class>())
-
-#define OPSCHED_REGISTER_DEVICE_VERIFICATION(Class)                                       \
-  [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_verify_, __LINE__) = \
-      ::opsched::RegisterDeviceVerification(std::make_unique<Class>())
-
-// `make` is an expression yielding std::unique_ptr<Strategy>.
-#define OPSCHED_REGISTER_STRATEGY(make)                                                     \
-  [[maybe_unused]] static const bool OPSCHED_REGISTRY_CONCAT(opsched_strategy_, __LINE__) = \
-      ::opsched::RegisterStrategy(make)

@@ -58,6 +58,7 @@
 
 #include "ops/conv2d/conv2d_def.h"
 #include "registry/registry.h"
+#include "strategies/strategies_register.h"
 
 namespace opsched {
 namespace {
@@ -202,9 +203,13 @@ std::unique_ptr<Strategy> MakeBackwardStrategy() {
   return std::make_unique<Strategy>("conv2d_backward", std::move(rules));
 }
 
-OPSCHED_REGISTER_STRATEGY(MakeForwardStrategy(Kind::kForward));
-OPSCHED_REGISTER_STRATEGY(MakeForwardStrategy(Kind::kBiasActivation));
-OPSCHED_REGISTER_STRATEGY(MakeBackwardStrategy());
-
 }  // namespace
+
+Status RegisterConv2dStrategies(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddStrategy(MakeForwardStrategy(Kind::kForward)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddStrategy(MakeForwardStrategy(Kind::kBiasActivation)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddStrategy(MakeBackwardStrategy()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched

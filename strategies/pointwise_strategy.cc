@@ -11,6 +11,7 @@
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "registry/registry.h"
+#include "strategies/strategies_register.h"
 
 namespace opsched {
 namespace {
@@ -81,7 +82,10 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
   return std::make_unique<Strategy>("pointwise", std::move(rules));
 }
 
-OPSCHED_REGISTER_STRATEGY(MakePointwiseStrategy());
-
 }  // namespace
+
+Status RegisterPointwiseStrategy(Registry& registry) {
+  return registry.AddStrategy(MakePointwiseStrategy());
+}
+
 }  // namespace opsched

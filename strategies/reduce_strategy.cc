@@ -16,6 +16,7 @@
 
 #include "ops/reduce/reduce_def.h"
 #include "registry/registry.h"
+#include "strategies/strategies_register.h"
 
 namespace opsched {
 namespace {
@@ -123,7 +124,10 @@ std::unique_ptr<Strategy> MakeReduceStrategy() {
   return std::make_unique<Strategy>("reduce", std::move(rules));
 }
 
-OPSCHED_REGISTER_STRATEGY(MakeReduceStrategy());
-
 }  // namespace
+
+Status RegisterReduceStrategy(Registry& registry) {
+  return registry.AddStrategy(MakeReduceStrategy());
+}
+
 }  // namespace opsched

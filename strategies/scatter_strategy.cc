@@ -43,6 +43,7 @@
 
 #include "core/dtype.h"
 #include "registry/registry.h"
+#include "strategies/strategies_register.h"
 
 namespace opsched {
 namespace {
@@ -138,7 +139,10 @@ std::unique_ptr<Strategy> MakeScatterStrategy() {
   return std::make_unique<Strategy>("scatter", std::move(rules));
 }
 
-OPSCHED_REGISTER_STRATEGY(MakeScatterStrategy());
-
 }  // namespace
+
+Status RegisterScatterStrategy(Registry& registry) {
+  return registry.AddStrategy(MakeScatterStrategy());
+}
+
 }  // namespace opsched

@@ -1,12 +1,20 @@
 // opsched: the command-line tool (tune, bench, explain, ops, records).
+#include <cstdio>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
+#include "strategies/register_all.h"
 #include "tools/build_info.h"
 #include "tools/commands.h"
 #include "tools/guarded_main.h"
 #include "tuner/worker.h"
 
 int main(int argc, char** argv) {
+  if (opsched::Status registered = opsched::RegisterAll(); !registered.ok()) {
+    std::fprintf(stderr, "opsched: %s\n", std::string(registered.message()).c_str());
+    return 1;
+  }
   // The tuner runs each candidate in a copy of this program started as a worker.
   int worker_exit = 0;
   if (opsched::MaybeRunWorker(argc, argv, &worker_exit)) return worker_exit;

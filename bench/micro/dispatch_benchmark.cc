@@ -15,6 +15,7 @@
 #include "selector/selector.h"
 #include "ops/scatter/scatter_def.h"
 #include "strategies/dispatcher.h"
+#include "strategies/register_all.h"
 #include "tuner/trial.h"
 
 #if defined(OPSCHED_BENCH_CUDA)
@@ -245,4 +246,11 @@ BENCHMARK(BM_CachedPredictedDecision);
 }  // namespace
 }  // namespace opsched
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (!opsched::RegisterAll().ok()) return 1;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -4,6 +4,7 @@
 
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -35,9 +36,14 @@ class Conv2dCpuDirect : public Implementation {
 using Conv2dCpuDirectForward = Conv2dCpuDirect<Kind::kForward>;
 using Conv2dCpuDirectBiasActivation = Conv2dCpuDirect<Kind::kBiasActivation>;
 using Conv2dCpuDirectBackward = Conv2dCpuDirect<Kind::kBackward>;
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectForward);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectBiasActivation);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuDirectBackward);
 
 }  // namespace
+
+Status RegisterCpu(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuDirectForward>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuDirectBiasActivation>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuDirectBackward>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -241,9 +242,14 @@ class Conv2dCpuIm2colGemm : public Implementation {
 using Conv2dCpuIm2colGemmForward = Conv2dCpuIm2colGemm<Kind::kForward>;
 using Conv2dCpuIm2colGemmBiasActivation = Conv2dCpuIm2colGemm<Kind::kBiasActivation>;
 using Conv2dCpuIm2colGemmBackward = Conv2dCpuIm2colGemm<Kind::kBackward>;
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuIm2colGemmForward);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuIm2colGemmBiasActivation);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCpuIm2colGemmBackward);
 
 }  // namespace
+
+Status RegisterCpuGemm(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuIm2colGemmForward>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuIm2colGemmBiasActivation>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCpuIm2colGemmBackward>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -6,6 +6,7 @@
 #include "core/gpu/gpu_status.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -94,13 +95,12 @@ class Conv2dCudaDepthwise : public Implementation {
   bool fused_;
 };
 
-struct Registration {
-  Registration() {
-    RegisterImplementation(std::make_unique<Conv2dCudaDepthwise>(false));
-    RegisterImplementation(std::make_unique<Conv2dCudaDepthwise>(true));
-  }
-};
-const Registration registration;
-
 }  // namespace
+
+Status RegisterCudaDepthwiseImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwise>(false)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwise>(true)));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -10,7 +10,6 @@
 // the workspace first.
 #include <cublas_v2.h>
 
-
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -22,6 +21,7 @@
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -590,17 +590,16 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
   }
 };
 
-struct RegisterConv2dGpu {
-  RegisterConv2dGpu() {
-    for (bool fused : {false, true}) {
-      RegisterImplementation(std::make_unique<Conv2dCudaDirect>(fused));
-      RegisterImplementation(std::make_unique<Conv2dCudaImplicitGemm>(fused));
-      RegisterImplementation(std::make_unique<Conv2dCudaIm2colGemm>(fused));
-    }
-  }
-} register_conv2d_gpu;
-
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudaGemm);
-
 }  // namespace
+
+Status RegisterCudaImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBackwardCudaGemm>()));
+  for (bool fused : {false, true}) {
+    OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDirect>(fused)));
+    OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaImplicitGemm>(fused)));
+    OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaIm2colGemm>(fused)));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

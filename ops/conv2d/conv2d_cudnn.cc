@@ -17,6 +17,7 @@
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
@@ -255,9 +256,13 @@ class Conv2dBiasActCudnnUnfused : public ForwardCudnnBase<AnyAlgo, UnfusedForwar
   StatusOr<Config> VendorChoice(const Workload& w, const Target&) const override { return HeuristicForward(w, AnyAlgo); }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnn);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBiasActCudnn);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBiasActCudnnUnfused);
-
 }  // namespace
+
+Status RegisterCudnn(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudnn>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBiasActCudnn>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBiasActCudnnUnfused>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -22,6 +22,7 @@
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
@@ -220,8 +221,13 @@ class Conv2dBackwardCudnn : public Implementation {
 
 using Conv2dBackwardCudnnAny = Conv2dBackwardCudnn<false>;
 using Conv2dBackwardCudnnDeterministic = Conv2dBackwardCudnn<true>;
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnAny);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnDeterministic);
 
 }  // namespace
+
+Status RegisterCudnnBackward(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBackwardCudnnAny>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBackwardCudnnDeterministic>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -21,6 +21,7 @@
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_cudnn_graph.h"
 #include "ops/conv2d/conv2d_def.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -245,8 +246,12 @@ class Conv2dBackwardCudnnGraph : public Implementation {
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dCudnnGraph);
-OPSCHED_REGISTER_IMPLEMENTATION(Conv2dBackwardCudnnGraph);
-
 }  // namespace
+
+Status RegisterCudnnGraphImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudnnGraph>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dBackwardCudnnGraph>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -8,6 +8,7 @@
 
 #include "core/format.h"
 #include "ops/conv2d/conv2d_reference.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -26,7 +27,6 @@ Layout LayoutOf(const Workload& w) { return *w.GetString("layout") == "nhwc" ? L
 std::array<int64_t, 4> Shape(Layout layout, int64_t a, int64_t b, int64_t c, int64_t d) {
   return layout == Layout::kNchw ? std::array<int64_t, 4>{a, b, c, d} : std::array<int64_t, 4>{a, c, d, b};
 }
-
 
 ElementType ElementTypeOf(DType d) {
   return d == DType::kF32 ? ElementType::kF32 : d == DType::kF16 ? ElementType::kF16 : ElementType::kBF16;
@@ -326,10 +326,6 @@ class Conv2dBackwardOpDef : public Conv2dOpDefBase {
   Conv2dBackwardOpDef() : Conv2dOpDefBase(Kind::kBackward) {}
 };
 
-OPSCHED_REGISTER_OP(Conv2dOpDef);
-OPSCHED_REGISTER_OP(Conv2dBiasActOpDef);
-OPSCHED_REGISTER_OP(Conv2dBackwardOpDef);
-
 }  // namespace
 
 void LogicalStrides(Layout layout, absl::Span<const int64_t> strides, int64_t out[4]) {
@@ -417,6 +413,13 @@ Problem WithTensors(Problem p, absl::Span<const Tensor> t) {
       break;
   }
   return p;
+}
+
+Status RegisterDef(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddOp(std::make_unique<Conv2dOpDef>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddOp(std::make_unique<Conv2dBiasActOpDef>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddOp(std::make_unique<Conv2dBackwardOpDef>()));
+  return absl::OkStatus();
 }
 
 }  // namespace opsched::conv2d

@@ -13,6 +13,7 @@
 #include "ops/conv2d/conv2d_cuda_reference.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
+#include "ops/conv2d/conv2d_register.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -117,10 +118,13 @@ class Conv2dDeviceVerification : public DeviceVerification {
   Kind kind_;
 };
 
-[[maybe_unused]] const bool kRegistered =
-    RegisterDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kForward)) &&
-    RegisterDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kBiasActivation)) &&
-    RegisterDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kBackward));
-
 }  // namespace
+
+Status RegisterDeviceVerification(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kForward)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kBiasActivation)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddDeviceVerification(std::make_unique<Conv2dDeviceVerification>(Kind::kBackward)));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::conv2d

@@ -9,6 +9,7 @@
 
 #include "ops/pointwise/pointwise_cpu_loops.h"
 #include "ops/pointwise/pointwise_def.h"
+#include "ops/pointwise/pointwise_register.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -146,8 +147,12 @@ class PointwiseCpuInterpreted : public PointwiseCpuBase {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuUnfused);
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuInterpreted);
-
 }  // namespace
+
+Status RegisterCpu(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCpuUnfused>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCpuInterpreted>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::pointwise

@@ -9,6 +9,7 @@
 #include "ops/pointwise/pointwise_cpu_loops.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
+#include "ops/pointwise/pointwise_register.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -171,8 +172,6 @@ class PointwiseCpuSpecialised : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCpuSpecialised);
-
 }  // namespace
 
 // For the strategy and the GPU implementation: the chain a canonical workload's program
@@ -182,6 +181,10 @@ std::optional<ChainMatch> SpecialisedChain(const Workload& canonical) {
   ChainMatch m;
   if (!c.ok() || !Legal(**c, &m).ok()) return std::nullopt;
   return m;
+}
+
+Status RegisterCpuSpecialised(Registry& registry) {
+  return registry.AddImplementation(std::make_unique<PointwiseCpuSpecialised>());
 }
 
 }  // namespace opsched::pointwise

@@ -16,6 +16,7 @@
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "ops/pointwise/pointwise_math.h"
+#include "ops/pointwise/pointwise_register.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -287,9 +288,13 @@ class PointwiseCudaUnfused : public PointwiseGpu {
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaUnfused);
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaInterpreted);
-OPSCHED_REGISTER_IMPLEMENTATION(PointwiseCudaSpecialised);
-
 }  // namespace
+
+Status RegisterCudaImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaUnfused>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaInterpreted>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaSpecialised>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::pointwise

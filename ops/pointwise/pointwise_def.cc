@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_reference.h"
+#include "ops/pointwise/pointwise_register.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -247,8 +248,6 @@ class PointwiseOpDef : public OpDef {
   }
 };
 
-OPSCHED_REGISTER_OP(PointwiseOpDef);
-
 }  // namespace
 
 CloseBound CheckBound(DType out) {
@@ -257,6 +256,10 @@ CloseBound CheckBound(DType out) {
   b.relative = UnitRoundoff(out) + 0x1p-23;
   b.absolute = out == DType::kF16 ? 0x1p-24 : 0x1p-124;
   return b;
+}
+
+Status RegisterDef(Registry& registry) {
+  return registry.AddOp(std::make_unique<PointwiseOpDef>());
 }
 
 }  // namespace opsched::pointwise

@@ -8,6 +8,7 @@
 
 #include "ops/reduce/reduce_cpu_kernels.h"
 #include "ops/reduce/reduce_def.h"
+#include "ops/reduce/reduce_register.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -90,8 +91,12 @@ class ReduceCpuParallel : public ReduceCpuBase {
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCpuSequential);
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCpuParallel);
-
 }  // namespace
+
+Status RegisterCpu(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCpuSequential>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCpuParallel>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::reduce

@@ -7,6 +7,7 @@
 #include "core/gpu/gpu_status.h"
 #include "ops/reduce/reduce_cuda.h"
 #include "ops/reduce/reduce_def.h"
+#include "ops/reduce/reduce_register.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -296,17 +297,16 @@ class ReduceCudaInteger : public ReduceGpu {
   }
 };
 
-struct RegisterCub {
-  RegisterCub() {
-    RegisterImplementation(std::make_unique<ReduceCub>(false));
-    RegisterImplementation(std::make_unique<ReduceCub>(true));
-  }
-} register_cub;
-
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaRows);
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaColumns);
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaStaged);
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudaInteger);
-
 }  // namespace
+
+Status RegisterCudaImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCudaRows>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCudaColumns>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCudaStaged>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCudaInteger>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCub>(false)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ReduceCub>(true)));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::reduce

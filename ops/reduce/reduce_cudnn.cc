@@ -8,6 +8,7 @@
 #include "core/gpu/gpu_backend.h"
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/reduce/reduce_def.h"
+#include "ops/reduce/reduce_register.h"
 #include "registry/registry.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -127,7 +128,10 @@ class ReduceCudnn : public Implementation {
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(ReduceCudnn);
-
 }  // namespace
+
+Status RegisterCudnn(Registry& registry) {
+  return registry.AddImplementation(std::make_unique<ReduceCudnn>());
+}
+
 }  // namespace opsched::reduce

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/format.h"
+#include "ops/reduce/reduce_register.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -305,8 +306,6 @@ class ReduceOpDef : public OpDef {
   }
 };
 
-OPSCHED_REGISTER_OP(ReduceOpDef);
-
 struct Dim {
   int64_t size;
   int64_t stride;
@@ -410,6 +409,10 @@ Problem MakeProblem(const Workload& w) {
   p.columns = !kept.empty() && kept.back().stride == 1;
   p.scale = p.op == ReduceOp::kMean && p.length > 0 ? static_cast<float>(1.0 / static_cast<double>(p.length)) : 1.0f;
   return p;
+}
+
+Status RegisterDef(Registry& registry) {
+  return registry.AddOp(std::make_unique<ReduceOpDef>());
 }
 
 }  // namespace opsched::reduce

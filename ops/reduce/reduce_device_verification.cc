@@ -9,6 +9,7 @@
 #include "core/gpu/verify.h"
 #include "ops/reduce/reduce_cuda_reference.h"
 #include "ops/reduce/reduce_def.h"
+#include "ops/reduce/reduce_register.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -80,7 +81,10 @@ class ReduceDeviceVerification : public DeviceVerification {
   }
 };
 
-OPSCHED_REGISTER_DEVICE_VERIFICATION(ReduceDeviceVerification);
-
 }  // namespace
+
+Status RegisterDeviceVerification(Registry& registry) {
+  return registry.AddDeviceVerification(std::make_unique<ReduceDeviceVerification>());
+}
+
 }  // namespace opsched::reduce

@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "ops/scatter/scatter_cpu_kernels.h"
 #include "ops/scatter/scatter_def.h"
+#include "ops/scatter/scatter_register.h"
 #include "registry/registry.h"
 
 namespace opsched::scatter {
@@ -128,8 +129,12 @@ class ScatterCpuParallel : public ScatterCpuBase {
   }
 };
 
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCpuSequential);
-OPSCHED_REGISTER_IMPLEMENTATION(ScatterCpuParallel);
-
 }  // namespace
+
+Status RegisterCpu(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCpuSequential>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCpuParallel>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::scatter

@@ -7,6 +7,7 @@
 #include "core/gpu/gpu_status.h"
 #include "ops/scatter/scatter_cuda.h"
 #include "ops/scatter/scatter_def.h"
+#include "ops/scatter/scatter_register.h"
 #include "registry/registry.h"
 
 namespace opsched::scatter {
@@ -287,19 +288,18 @@ class ScatterCudaBucketed : public ScatterGpu {
   }
 };
 
-struct Registration {
-  Registration() {
-    RegisterImplementation(std::make_unique<ScatterCudaSequential>());
-    RegisterImplementation(std::make_unique<ScatterCudaParallel>());
-    RegisterImplementation(std::make_unique<ScatterCudaSorted>());
-    RegisterImplementation(std::make_unique<ScatterCudaPrivatized>(true));
-    RegisterImplementation(std::make_unique<ScatterCudaPrivatized>(false));
-    RegisterImplementation(std::make_unique<ScatterCudaSlice>(true));
-    RegisterImplementation(std::make_unique<ScatterCudaSlice>(false));
-    RegisterImplementation(std::make_unique<ScatterCudaBucketed>());
-  }
-};
-const Registration registration;
-
 }  // namespace
+
+Status RegisterCudaImpls(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSequential>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaParallel>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSorted>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaPrivatized>(true)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaPrivatized>(false)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSlice>(true)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSlice>(false)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaBucketed>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::scatter

@@ -8,6 +8,7 @@
 #include "core/data_error.h"
 #include "core/format.h"
 #include "ops/scatter/scatter_combine_integer.h"
+#include "ops/scatter/scatter_register.h"
 
 #include "registry/registry.h"
 
@@ -356,8 +357,6 @@ class ScatterOp : public OpDef {
   }
 };
 
-OPSCHED_REGISTER_OP(ScatterOp);
-
 }  // namespace
 
 Status MismatchError(const TensorDesc& data, int64_t target, double got, std::string_view allowed,
@@ -421,6 +420,10 @@ Params MakeParams(const Workload& w) {
   for (int d = p.axis + 1; d < p.rank; ++d) p.inner *= indices.dim(d);
   p.index_axis = indices.dim(p.axis);
   return p;
+}
+
+Status RegisterDef(Registry& registry) {
+  return registry.AddOp(std::make_unique<ScatterOp>());
 }
 
 }  // namespace opsched::scatter

@@ -8,6 +8,7 @@
 #include "core/gpu/verify.h"
 #include "ops/scatter/scatter_cuda_reference.h"
 #include "ops/scatter/scatter_def.h"
+#include "ops/scatter/scatter_register.h"
 #include "registry/registry.h"
 
 namespace opsched::scatter {
@@ -152,7 +153,10 @@ class ScatterDeviceVerification : public DeviceVerification {
   }
 };
 
-OPSCHED_REGISTER_DEVICE_VERIFICATION(ScatterDeviceVerification);
-
 }  // namespace
+
+Status RegisterDeviceVerification(Registry& registry) {
+  return registry.AddDeviceVerification(std::make_unique<ScatterDeviceVerification>());
+}
+
 }  // namespace opsched::scatter

@@ -7,8 +7,9 @@
 #include <string>
 
 #include "core/target.h"
-#include "strategies/dispatcher.h"
 #include "registry/registry.h"
+#include "strategies/dispatcher.h"
+#include "strategies/register_all.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tuner/memory_need.h"
 #include "tuner/suite.h"
@@ -17,6 +18,8 @@ FUZZ_INITIALIZE_QUIETLY()
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace opsched;
+  static const bool registered = RegisterAll().ok();
+  FUZZ_CHECK(registered, "the built-in ops register");
   static const Registry& registry = Registry::Global();
   static const Dispatcher* dispatcher =
       new Dispatcher(registry, CpuTarget(), nullptr, DispatchOptions{});

@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "registry/registry.h"
 #include "tests/test_kernels.h"
+#include "tests/tuner/test_impls.h"
 
 namespace opsched::testing {
 namespace {
@@ -130,13 +131,17 @@ class BumpCuda : public Implementation {
   }
 };
 
-OPSCHED_REGISTER_OP(BumpOp);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpCuda<false>);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpCuda<true>);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpTuned);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpWrong);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpCrash);
-OPSCHED_REGISTER_IMPLEMENTATION(BumpHang);
-
 }  // namespace
+
+Status RegisterBumpOps(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(registry.AddOp(std::make_unique<BumpOp>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpCuda<false>>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpCuda<true>>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpTuned>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpWrong>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpCrash>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<BumpHang>()));
+  return absl::OkStatus();
+}
+
 }  // namespace opsched::testing

@@ -1,0 +1,15 @@
+#include "ops/pointwise/pointwise_register.h"
+
+namespace opsched::pointwise {
+
+Status Register(Registry& registry) {
+  OPSCHED_RETURN_IF_ERROR(RegisterDef(registry));
+  OPSCHED_RETURN_IF_ERROR(RegisterCpu(registry));
+  OPSCHED_RETURN_IF_ERROR(RegisterCpuSpecialised(registry));
+#if defined(OPSCHED_WITH_CUDA)
+  OPSCHED_RETURN_IF_ERROR(RegisterCudaImpls(registry));
+#endif
+  return absl::OkStatus();
+}
+
+}  // namespace opsched::pointwise
