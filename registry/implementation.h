@@ -64,15 +64,13 @@ inline PreparedArgs AsPreparedArgs(const RunArgs& a) {
 }
 
 // One implementation made ready for one canonical workload and config on one target.
-// Implementations that override Prepare (the cuDNN legacy and graph externs, the own
-// CUDA conv, scatter and reduce kernels, the interpreted and specialised pointwise ones
-// on CPU and GPU) do their parsing and descriptor creation there,
-// so Run only binds the tensors and launches, never synchronises the host, and is safe
-// under CUDA stream capture once it has run once on the calling thread (cuDNN graph
-// plans and library handles are made per thread on first use). The default Prepare
-// (the other CPU implementations, the unfused pointwise baselines, reduce_cudnn) still
-// parses in Run. Immutable once made, so concurrent
-// callers may share it.
+// Every built-in implementation overrides Prepare and does its parsing, knob reading
+// and descriptor creation there, so Run only binds the tensors and launches (or, on the
+// CPU, computes), never synchronises the host, and is safe under CUDA stream capture
+// once it has run once on the calling thread (cuDNN graph plans and library handles are
+// made per thread on first use). Its Run(RunArgs) is PrepareAndRun. The default Prepare
+// (test implementations) keeps copies of the workload and config and calls Run.
+// Immutable once made, so concurrent callers may share it.
 class Prepared {
  public:
   explicit Prepared(size_t workspace_bytes) : workspace_bytes_(workspace_bytes) {}

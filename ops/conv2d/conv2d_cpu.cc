@@ -25,11 +25,14 @@ class Conv2dCpuDirect : public Implementation {
   ConfigSpace Space(const Workload&, const Target& target) const override {
     return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
   }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    cpu::VisitType(p.type, [&]<typename E>() { cpu::Run<E, float>(p, threads); });
-    return absl::OkStatus();
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    const int threads = static_cast<int>(c.GetInt("threads", 1));
+    return MakePrepared(0, [base = MakeProblem(w), threads](const PreparedArgs& a) {
+      const Problem p = WithTensors(base, a.tensors);
+      cpu::VisitType(p.type, [&]<typename E>() { cpu::Run<E, float>(p, threads); });
+      return absl::OkStatus();
+    });
   }
 };
 

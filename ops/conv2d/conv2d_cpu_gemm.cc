@@ -219,23 +219,27 @@ class Conv2dCpuIm2colGemm : public Implementation {
     const int threads = static_cast<int>(c.GetInt("threads", 1));
     return static_cast<size_t>(WorkspaceLayout(MakeProblem(w), threads).total()) * sizeof(float);
   }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = MakeProblem(a.workload, a.tensors);
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    const size_t needed = static_cast<size_t>(WorkspaceLayout(p, threads).total()) * sizeof(float);
-    if (a.workspace_bytes < needed) {
-      return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name(), needed,
-                                             a.workspace_bytes));
-    }
-    float* ws = static_cast<float*>(a.workspace);
-    cpu::VisitType(p.type, [&]<typename E>() {
-      if (p.kind == Kind::kBackward) {
-        Backward<E>(p, threads, ws);
-      } else {
-        Forward<E>(p, threads, ws);
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    const int threads = static_cast<int>(c.GetInt("threads", 1));
+    const Problem base = MakeProblem(w);
+    const size_t needed = static_cast<size_t>(WorkspaceLayout(base, threads).total()) * sizeof(float);
+    return MakePrepared(needed, [base, threads, needed, name = name()](const PreparedArgs& a) {
+      if (a.workspace_bytes < needed) {
+        return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name, needed,
+                                               a.workspace_bytes));
       }
+      const Problem p = WithTensors(base, a.tensors);
+      float* ws = static_cast<float*>(a.workspace);
+      cpu::VisitType(p.type, [&]<typename E>() {
+        if (p.kind == Kind::kBackward) {
+          Backward<E>(p, threads, ws);
+        } else {
+          Forward<E>(p, threads, ws);
+        }
+      });
+      return absl::OkStatus();
     });
-    return absl::OkStatus();
   }
 };
 

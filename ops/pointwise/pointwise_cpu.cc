@@ -43,10 +43,17 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
     return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
   }
 
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    const Bytecode& bc = c->bytecode;
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  // Prepare keeps the compiled program and the knob; Run binds the tensors.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    const int threads = static_cast<int>(config.GetInt("threads", 1));
+    return MakePrepared(WorkspaceBytes(w, config),
+                        [c, threads](const PreparedArgs& a) { return RunUnfused(c->bytecode, threads, a); });
+  }
+
+ private:
+  static Status RunUnfused(const Bytecode& bc, int threads, const PreparedArgs& a) {
     const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
     const int64_t n = bc.numel;
     if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {

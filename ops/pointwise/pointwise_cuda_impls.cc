@@ -25,7 +25,6 @@ namespace {
 namespace k = gpu_kernels;
 
 gpuStream_t StreamOf(const Stream& s) { return static_cast<gpuStream_t>(s.native()); }
-gpuStream_t StreamOf(const RunArgs& a) { return StreamOf(a.stream); }
 
 k::LaunchConfig LaunchConfigOf(const Config& c) {
   return k::LaunchConfig{static_cast<int>(c.GetInt("block", 256)), static_cast<int>(c.GetInt("vector", 4)),
@@ -178,9 +177,17 @@ class PointwiseCudaUnfused : public PointwiseGpu {
     return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
   }
 
-  Status Run(const RunArgs& a) const override {
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(a.workload));
-    const Bytecode& bc = c->bytecode;
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  // Prepare keeps the compiled program and the launch config; Run binds the tensors.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    return MakePrepared(WorkspaceBytes(w, config), [this, c, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
+      return RunUnfused(c->bytecode, launch, a);
+    });
+  }
+
+ private:
+  Status RunUnfused(const Bytecode& bc, const k::LaunchConfig& launch, const PreparedArgs& a) const {
     const int64_t n = bc.numel;
     if (n == 0) return absl::OkStatus();
     if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {
@@ -188,7 +195,6 @@ class PointwiseCudaUnfused : public PointwiseGpu {
     }
     float* ws = static_cast<float*>(a.workspace);
     const TensorPointers all = PointersOf(a.tensors, bc);
-    const k::LaunchConfig launch = LaunchConfigOf(a.config);
     // Where each slot's value lives now: an input (loads are not copied), a constant, or
     // the slot's workspace buffer (f32, contiguous over the iteration shape).
     struct Source {
@@ -258,7 +264,7 @@ class PointwiseCudaUnfused : public PointwiseGpu {
       node.num_instructions = code;
       node.num_slots = 2;
       OPSCHED_ASSIGN_OR_RETURN(AccCode node_code, ToAccumulatorForm(node));
-      return Launched(k::LaunchInterpreted(node, node_code, p, launch, StreamOf(a)));
+      return Launched(k::LaunchInterpreted(node, node_code, p, launch, StreamOf(a.stream)));
     };
     for (int i = 0; i < bc.num_instructions; ++i) {
       const Instruction& in = bc.code[i];

@@ -14,8 +14,8 @@
 namespace opsched::reduce {
 namespace {
 
-Problem ProblemFor(const RunArgs& a) {
-  Problem p = MakeProblem(a.workload);
+// The problem parsed once, in Prepare, with one call's tensors bound.
+Problem Bind(Problem p, const PreparedArgs& a) {
   p.x = a.tensors[0].data;
   p.y = a.tensors[1].data;
   return p;
@@ -33,8 +33,13 @@ class ReduceCpuSequential : public ReduceCpuBase {
  public:
   std::string_view name() const override { return "reduce_cpu_sequential"; }
   ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = ProblemFor(a);
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+    return MakePrepared(0, [base = MakeProblem(w)](const PreparedArgs& a) { return Reduce(Bind(base, a)); });
+  }
+
+ private:
+  static Status Reduce(const Problem& p) {
     cpu::VisitTypes(p, [&]<typename In, typename Out>() {
       const auto* x = static_cast<const typename In::Storage*>(p.x);
       auto* y = static_cast<typename Out::Storage*>(p.y);
@@ -54,10 +59,17 @@ class ReduceCpuParallel : public ReduceCpuBase {
     for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
     return ConfigSpace().AddInts("threads", threads).AddInts("chunk", {1024, 16384, 262144});
   }
-  Status Run(const RunArgs& a) const override {
-    const Problem p = ProblemFor(a);
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    const int64_t chunk = std::max<int64_t>(a.config.GetInt("chunk", 16384), 1);
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    const int threads = static_cast<int>(c.GetInt("threads", 1));
+    const int64_t chunk = std::max<int64_t>(c.GetInt("chunk", 16384), 1);
+    return MakePrepared(0, [base = MakeProblem(w), threads, chunk](const PreparedArgs& a) {
+      return Reduce(Bind(base, a), threads, chunk);
+    });
+  }
+
+ private:
+  static Status Reduce(const Problem& p, int threads, int64_t chunk) {
     cpu::VisitTypes(p, [&]<typename In, typename Out>() {
       const auto* x = static_cast<const typename In::Storage*>(p.x);
       auto* y = static_cast<typename Out::Storage*>(p.y);

@@ -2,6 +2,7 @@
 // mean, max and min of a contiguous f32 or f16 x with an output of the same type.
 // A is x as it is, C is y with ones at the reduced axes (keepdims layout); NaN
 // propagates.
+#include <memory>
 #include <vector>
 
 #include "core/format.h"
@@ -110,21 +111,26 @@ class ReduceCudnn : public Implementation {
     }
     return bytes;
   }
-  Status Run(const RunArgs& a) const override {
-    Descriptors d;
-    OPSCHED_RETURN_IF_ERROR(d.Init(a.workload));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(static_cast<cudaStream_t>(a.stream.native())));
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  // Prepare makes the descriptors and sizes the workspace; Run binds the tensors.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+    auto d = std::make_shared<Descriptors>();
+    OPSCHED_RETURN_IF_ERROR(d->Init(w));
+    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(nullptr));
     size_t needed = 0;
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnGetReductionWorkspaceSize(handle, d.reduce(), d.a(), d.c(), &needed));
-    if (needed > a.workspace_bytes) {
-      return absl::InternalError(
-          fmt::format("cudnnReduceTensor needs {} bytes of workspace, {} given", needed, a.workspace_bytes));
-    }
-    const float one = 1.0f, zero = 0.0f;
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnReduceTensor(handle, d.reduce(), nullptr, 0, a.workspace, a.workspace_bytes,
-                                                    &one, d.a(), a.tensors[0].data, &zero, d.c(),
-                                                    a.tensors[1].data));
-    return absl::OkStatus();
+    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnGetReductionWorkspaceSize(handle, d->reduce(), d->a(), d->c(), &needed));
+    return MakePrepared(needed, [d = std::shared_ptr<const Descriptors>(std::move(d)), needed](const PreparedArgs& a) {
+      if (needed > a.workspace_bytes) {
+        return absl::InternalError(
+            fmt::format("cudnnReduceTensor needs {} bytes of workspace, {} given", needed, a.workspace_bytes));
+      }
+      OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(static_cast<cudaStream_t>(a.stream.native())));
+      const float one = 1.0f, zero = 0.0f;
+      OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnReduceTensor(handle, d->reduce(), nullptr, 0, a.workspace,
+                                                      a.workspace_bytes, &one, d->a(), a.tensors[0].data, &zero,
+                                                      d->c(), a.tensors[1].data));
+      return absl::OkStatus();
+    });
   }
 };
 

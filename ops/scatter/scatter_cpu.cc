@@ -16,8 +16,8 @@
 namespace opsched::scatter {
 namespace {
 
-Params ParamsFor(const RunArgs& a) {
-  Params p = MakeParams(a.workload);
+// The problem parsed once, in Prepare, with one call's tensors bound.
+Params Bind(Params p, const PreparedArgs& a) {
   p.data = a.tensors[0].data;
   p.indices = a.tensors[1].data;
   p.updates = a.tensors[2].data;
@@ -40,15 +40,19 @@ class ScatterCpuSequential : public ScatterCpuBase {
  public:
   std::string_view name() const override { return "scatter_cpu_sequential"; }
   ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+    return MakePrepared(0, [w, base = MakeParams(w)](const PreparedArgs& a) { return Scatter(w, Bind(base, a)); });
+  }
 
-  Status Run(const RunArgs& a) const override {
-    const Params p = ParamsFor(a);
+ private:
+  static Status Scatter(const Workload& w, const Params& p) {
     Status status;
     cpu::VisitTypes(p, [&]<typename T, typename I>() {
       int64_t value = 0;
       const int64_t bad = cpu::FirstBadIndex<I>(p, 0, p.n, &value);
       if (bad >= 0) {
-        status = OutOfRangeError(a.workload, bad, value);
+        status = OutOfRangeError(w, bad, value);
         return;
       }
       if (!p.in_place) cpu::CopyRange<T>(p, 0, p.data_n);
@@ -86,15 +90,22 @@ class ScatterCpuParallel : public ScatterCpuBase {
     return ConfigSpace().AddInts("threads", threads).AddInts("chunk", {1, 16, 256, 4096});
   }
 
-  Status Run(const RunArgs& a) const override {
-    const Params p = ParamsFor(a);
-    const int threads = static_cast<int>(a.config.GetInt("threads", 1));
-    const int64_t chunk = a.config.GetInt("chunk", 256);
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    const int threads = static_cast<int>(c.GetInt("threads", 1));
+    const int64_t chunk = std::max<int64_t>(c.GetInt("chunk", 256), 1);
+    return MakePrepared(0, [w, base = MakeParams(w), threads, chunk](const PreparedArgs& a) {
+      return Scatter(w, Bind(base, a), threads, chunk);
+    });
+  }
+
+ private:
+  static Status Scatter(const Workload& w, const Params& p, int threads, int64_t chunk) {
     const int64_t slices = p.index_axis == 0 ? 0 : p.n / p.index_axis;
     Status status;
     cpu::VisitTypes(p, [&]<typename T, typename I>() {
       // Validate everything first: the smallest bad position over all threads.
-      const int64_t blocks = (p.n + chunk - 1) / std::max<int64_t>(chunk, 1);
+      const int64_t blocks = (p.n + chunk - 1) / chunk;
       int64_t first_bad = -1, bad_value = 0;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
       for (int64_t b = 0; b < blocks; ++b) {
@@ -109,7 +120,7 @@ class ScatterCpuParallel : public ScatterCpuBase {
         }
       }
       if (first_bad >= 0) {
-        status = OutOfRangeError(a.workload, first_bad, bad_value);
+        status = OutOfRangeError(w, first_bad, bad_value);
         return;
       }
       if (!p.in_place) {
