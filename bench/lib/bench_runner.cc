@@ -29,6 +29,9 @@
 namespace opsched::bench {
 namespace {
 
+// Calls before the wall-time loop starts its clock.
+constexpr int kWallWarmupCalls = 3;
+
 // Times Runtime::Run on a Trial's tensors: what a consumer's call costs on the device.
 class RuntimeClock : public SampleClock {
  public:
@@ -193,9 +196,14 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
     progress->Update(round + 1, EstimateMedian(tuned_samples).median, std::string(tuned.implementation->name()));
   }
   if (same) oracle.samples = heuristic.samples;
-  // Wall time per call in a loop, as a consumer calling back to back sees it.
+  // Wall time per call in a loop, as a consumer calling back to back sees it, in the
+  // steady state: after warm-up calls, which decide and prepare the workload and
+  // capture the graphs of replayed vendor calls (extern/cudnn/replayed_prepared.h).
   {
     const Stream& stream = trial->stream();
+    for (int warmup = 0; warmup < kWallWarmupCalls; ++warmup) {
+      OPSCHED_RETURN_IF_ERROR(runtime.Run(w, trial->tensors(), stream));
+    }
     OPSCHED_RETURN_IF_ERROR(runtime.Synchronize(stream));
     int calls = 0;
     const auto start = std::chrono::steady_clock::now();

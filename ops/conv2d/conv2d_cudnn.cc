@@ -14,6 +14,7 @@
 
 #include "core/format.h"
 #include "extern/cudnn/cudnn_handle.h"
+#include "extern/cudnn/replayed_prepared.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
@@ -142,7 +143,7 @@ StatusOr<std::unique_ptr<Prepared>> PrepareForward(const Workload& w, const Conf
   }
   auto prepared = std::make_unique<PreparedForward>(p, algo, *needed, call);
   OPSCHED_RETURN_IF_ERROR(prepared->Init());
-  return prepared;
+  return cudnn::Replayed(std::move(prepared));
 }
 
 // y = conv(x, w), overwriting y.

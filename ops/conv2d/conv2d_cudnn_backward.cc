@@ -19,6 +19,7 @@
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "extern/cudnn/cudnn_handle.h"
+#include "extern/cudnn/replayed_prepared.h"
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
@@ -153,7 +154,7 @@ StatusOr<std::unique_ptr<Prepared>> PrepareBackward(const Workload& w, const Con
   OPSCHED_ASSIGN_OR_RETURN(const BackwardPlan plan, PlanFor(w, config, deterministic_only));
   auto prepared = std::make_unique<PreparedBackward>(MakeProblem(w), plan);
   OPSCHED_RETURN_IF_ERROR(prepared->Init());
-  return prepared;
+  return cudnn::Replayed(std::move(prepared));
 }
 
 template <bool kDeterministicOnly>

@@ -17,6 +17,7 @@
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "extern/cudnn/cudnn_handle.h"
+#include "extern/cudnn/replayed_prepared.h"
 #include "ops/conv2d/conv2d_aux_stream.h"
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_cudnn_graph.h"
@@ -92,14 +93,14 @@ class Conv2dCudnnGraph : public Implementation {
 
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(const int64_t engine, config.GetInt("engine"));
-    return MakePrepared(WorkspaceBytes(w, config),
-                        [this, p = MakeProblem(w), hash = w.hash(), engine](const PreparedArgs& a) -> Status {
-                          // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
-                          if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return absl::OkStatus();
-                          OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
-                          return ExecuteGraphOp(handle, GraphOp::kForward, WithTensors(p, a.tensors), hash, engine,
-                                                a.workspace, a.workspace_bytes, name());
-                        });
+    return cudnn::Replayed(MakePrepared(
+        WorkspaceBytes(w, config), [this, p = MakeProblem(w), hash = w.hash(), engine](const PreparedArgs& a) -> Status {
+          // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
+          if (p.n == 0 || p.k == 0 || p.p == 0 || p.q == 0) return absl::OkStatus();
+          OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(NativeStream(a)));
+          return ExecuteGraphOp(handle, GraphOp::kForward, WithTensors(p, a.tensors), hash, engine, a.workspace,
+                                a.workspace_bytes, name());
+        }));
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
@@ -197,7 +198,8 @@ class Conv2dBackwardCudnnGraph : public Implementation {
     if (!empty) {
       OPSCHED_ASSIGN_OR_RETURN(workspace, WorkspaceFor(w, hash, knobs));
     }
-    return MakePrepared(workspace.total(), [this, p, hash, knobs, workspace, empty](const PreparedArgs& a) -> Status {
+    return cudnn::Replayed(MakePrepared(workspace.total(), [this, p, hash, knobs, workspace,
+                                                            empty](const PreparedArgs& a) -> Status {
       const Problem bound = WithTensors(p, a.tensors);
       if (empty) return ZeroGradients(bound, NativeStream(a));
       if (workspace.total() > a.workspace_bytes) {
@@ -206,7 +208,7 @@ class Conv2dBackwardCudnnGraph : public Implementation {
       }
       return knobs.streams == 2 ? RunDualStream(a, bound, hash, knobs, workspace)
                                 : RunSingleStream(a, bound, hash, knobs);
-    });
+    }));
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 

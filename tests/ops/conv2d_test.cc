@@ -328,6 +328,47 @@ TEST_P(Conv2dTest, CudnnAlgorithmsAreConfigsAndTwoStreamsCostASecondWorkspace) {
   EXPECT_GT(runs, 50);
 }
 
+// cuDNN calls repeat through one Prepared with the same tensors: the first runs directly,
+// the second is captured into a CUDA graph that later calls replay
+// (extern/cudnn/replayed_prepared.h). Every call gets new input values, which the
+// replayed graph must read, and new output poison, which it must overwrite.
+TEST_P(Conv2dTest, ReplayedCudnnCallsReadTheirTensorsAnew) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "cuDNN runs on the GPU only";
+  const Shape shape{3, 8, 9, 11, 16, 3, 3, 1, 1, 1, 1};
+  const std::pair<std::string, std::string> cases[] = {
+      {shape.Line("conv2d", "f32"), "conv2d_cudnn"},
+      {shape.Line("conv2d_bias_act", "f32", " act=relu"), "conv2d_bias_act_cudnn"},
+      {shape.Line("conv2d", "f32"), "conv2d_cudnn_graph"},
+      {shape.Line("conv2d_backward", "f32"), "conv2d_backward_cudnn"},
+      {shape.Line("conv2d_backward", "f32"), "conv2d_backward_cudnn_graph"},
+  };
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> value(-1, 1);
+  int runs = 0;
+  for (const auto& [line, name] : cases) {
+    const Workload w = Canonical(line);
+    const Implementation* impl = registry_.FindImplementation(name);
+    ASSERT_NE(impl, nullptr) << name;
+    OPSCHED_ASSERT_OK(impl->Applicable(w, target_));
+    for (const Config& config : impl->Space(w, target_).Enumerate()) {
+      if (config.GetInt("streams", 1) == 1 && name.find("backward") != std::string::npos) continue;  // 2 streams
+      auto trial = Trial::Create(registry_, w, target_, TrialOptions{.seed = 5});
+      ASSERT_TRUE(trial.ok()) << trial.status();
+      for (int call = 0; call < 4; ++call) {
+        for (HostTensor& x : (*trial)->inputs()) {
+          for (int64_t i = 0; i < x.desc().numel(); ++i) x.Set(i, value(rng));
+        }
+        OPSCHED_ASSERT_OK((*trial)->Upload());
+        OPSCHED_ASSERT_OK((*trial)->Run(*impl, config));
+        OPSCHED_ASSERT_OK((*trial)->Check(*impl));
+        ++runs;
+      }
+      break;  // one config each: the first with two streams for the backward ones
+    }
+  }
+  EXPECT_EQ(runs, 5 * 4);
+}
+
 // The untuned floor on the GPU: the rules strategies/conv2d_strategy.cc documents, from
 // the H100 records, and cuDNN's heuristic fused where the fused call takes its algorithm.
 TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
