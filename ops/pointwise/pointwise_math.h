@@ -21,9 +21,9 @@ namespace opsched::pointwise {
 //            |b| > 2^126);
 //   1 / sqrt(x) = rsqrt.approx: 2 ulp.
 // On the 8-op chain of bench/suites/pointwise.txt they cut the executed instructions from
-// 105 to 92 an element and the time by 15%. tanh, erf, log and sqrt stay accurate, as in torch.compile's code. The
-// CPU and HIP builds keep the C library's functions. The float64 check
-// (pointwise_reference.cc) bounds both.
+// 105 to 92 an element and the time by 15%. tanh, erf, log and sqrt stay accurate, as in
+// torch.compile's code. The CPU and HIP builds keep the C library's functions. The float64
+// check (pointwise_reference.cc) bounds both.
 #if defined(__CUDA_ARCH__)
 __device__ inline float Exp(float x) {
   float y;
