@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/gpu/gpu_status.h"
+#include "core/stream.h"
 
 namespace opsched::cudnn {
 namespace {
@@ -35,7 +36,7 @@ class ReplayedPrepared final : public Prepared {
 
   Status Run(const PreparedArgs& a) const override {
     const cudaStream_t stream = static_cast<cudaStream_t>(a.stream.native());
-    if (stream == nullptr || a.tensors.size() > CallKey::kMaxTensors) return inner_->Run(a);
+    if (a.tensors.size() > CallKey::kMaxTensors) return inner_->Run(a);
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (!lock.owns_lock() || off_) return inner_->Run(a);
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
@@ -48,7 +49,7 @@ class ReplayedPrepared final : public Prepared {
       last_ = key;
       return inner_->Run(a);
     }
-    if (exec_ == nullptr && !Capture(a, stream)) return inner_->Run(a);
+    if (exec_ == nullptr && !Capture(a)) return inner_->Run(a);
     return gpu::ToStatus(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch");
   }
 
@@ -68,15 +69,26 @@ class ReplayedPrepared final : public Prepared {
     exec_ = nullptr;
   }
 
-  // Captures the inner Run on `stream` (nothing runs) and instantiates it. False, with
-  // replay turned off, when the capture or the instantiation fails.
-  bool Capture(const PreparedArgs& a, cudaStream_t stream) const {
+  // Captures the inner Run (nothing runs) and instantiates it. The capture runs on a
+  // stream of this object's own, never on the caller's: work another thread queues on
+  // the caller's stream meanwhile must run, not join the graph. False, with replay
+  // turned off, when the stream, the capture or the instantiation fails.
+  bool Capture(const PreparedArgs& a) const {
+    if (capture_.native() == nullptr) {
+      StatusOr<Stream> made = Stream::Create(a.stream.device());
+      if (!made.ok()) {
+        off_ = true;
+        return false;
+      }
+      capture_ = *std::move(made);
+    }
+    const cudaStream_t stream = static_cast<cudaStream_t>(capture_.native());
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
       cudaGetLastError();
       off_ = true;
       return false;
     }
-    const Status ran = inner_->Run(a);
+    const Status ran = inner_->Run(PreparedArgs{a.tensors, a.workspace, a.workspace_bytes, capture_, a.error_slot});
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
     cudaGraphExec_t exec = nullptr;
@@ -98,6 +110,7 @@ class ReplayedPrepared final : public Prepared {
   mutable CallKey last_;
   mutable cudaGraphExec_t exec_ = nullptr;
   mutable bool off_ = false;
+  mutable Stream capture_;  // made on the first capture
 };
 
 }  // namespace
