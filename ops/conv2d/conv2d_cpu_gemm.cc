@@ -90,6 +90,10 @@ Layout WorkspaceLayout(const Problem& p, int threads) {
   return l;
 }
 
+size_t WorkspaceBytesOf(const Problem& p, int threads) {
+  return static_cast<size_t>(WorkspaceLayout(p, threads).total()) * sizeof(float);
+}
+
 template <typename E>
 void Forward(const Problem& p, int threads, float* ws) {
   const Layout l = WorkspaceLayout(p, threads);
@@ -216,14 +220,13 @@ class Conv2dCpuIm2colGemm : public Implementation {
     return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
   }
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 1));
-    return static_cast<size_t>(WorkspaceLayout(MakeProblem(w), threads).total()) * sizeof(float);
+    return WorkspaceBytesOf(MakeProblem(w), static_cast<int>(c.GetInt("threads", 1)));
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
     const int threads = static_cast<int>(c.GetInt("threads", 1));
     const Problem base = MakeProblem(w);
-    const size_t needed = static_cast<size_t>(WorkspaceLayout(base, threads).total()) * sizeof(float);
+    const size_t needed = WorkspaceBytesOf(base, threads);
     return MakePrepared(needed, [base, threads, needed, name = name()](const PreparedArgs& a) {
       if (a.workspace_bytes < needed) {
         return absl::InternalError(fmt::format("{} needs {} bytes of workspace, {} given", name, needed,

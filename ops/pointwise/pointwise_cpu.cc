@@ -40,7 +40,7 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
     if (!c.ok()) return 0;
-    return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
+    return UnfusedWorkspaceBytes((*c)->bytecode);
   }
 
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
@@ -48,7 +48,7 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     const int threads = static_cast<int>(config.GetInt("threads", 1));
-    return MakePrepared(WorkspaceBytes(w, config),
+    return MakePrepared(UnfusedWorkspaceBytes(c->bytecode),
                         [c, threads](const PreparedArgs& a) { return RunUnfused(c->bytecode, threads, a); });
   }
 
@@ -56,7 +56,7 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
   static Status RunUnfused(const Bytecode& bc, int threads, const PreparedArgs& a) {
     const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
     const int64_t n = bc.numel;
-    if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {
+    if (a.workspace_bytes < UnfusedWorkspaceBytes(bc)) {
       return absl::InternalError("pointwise_cpu_unfused: workspace too small");
     }
     float* ws = static_cast<float*>(a.workspace);

@@ -174,14 +174,14 @@ class PointwiseCudaUnfused : public PointwiseGpu {
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
     if (!c.ok()) return 0;
-    return static_cast<size_t>((*c)->bytecode.num_slots) * static_cast<size_t>((*c)->bytecode.numel) * sizeof(float);
+    return UnfusedWorkspaceBytes((*c)->bytecode);
   }
 
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
   // Prepare keeps the compiled program and the launch config; Run binds the tensors.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    return MakePrepared(WorkspaceBytes(w, config), [this, c, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
+    return MakePrepared(UnfusedWorkspaceBytes(c->bytecode), [this, c, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
       return RunUnfused(c->bytecode, launch, a);
     });
   }
@@ -190,7 +190,7 @@ class PointwiseCudaUnfused : public PointwiseGpu {
   Status RunUnfused(const Bytecode& bc, const k::LaunchConfig& launch, const PreparedArgs& a) const {
     const int64_t n = bc.numel;
     if (n == 0) return absl::OkStatus();
-    if (a.workspace_bytes < static_cast<size_t>(bc.num_slots) * n * sizeof(float)) {
+    if (a.workspace_bytes < UnfusedWorkspaceBytes(bc)) {
       return absl::InternalError("pointwise_cuda_unfused: workspace too small");
     }
     float* ws = static_cast<float*>(a.workspace);

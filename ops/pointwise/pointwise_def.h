@@ -8,6 +8,7 @@
 // Tensors handed to Run: inputs, then outputs, each in name order.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,12 @@ struct Compiled {
 
 // The compiled form of a canonical pointwise workload (cached by workload; thread-safe).
 StatusOr<std::shared_ptr<const Compiled>> CompiledFor(const Workload& canonical);
+
+// The workspace of the unfused baselines (CPU and CUDA): one f32 buffer of every element
+// per bytecode slot.
+inline size_t UnfusedWorkspaceBytes(const Bytecode& bc) {
+  return static_cast<size_t>(bc.num_slots) * static_cast<size_t>(bc.numel) * sizeof(float);
+}
 
 // The check's tolerance for an output of dtype `out`: |got - want| <= 2 * bound + rounding
 // of the output, where bound is the element's first-order error estimate of f32

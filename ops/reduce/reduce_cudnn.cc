@@ -76,6 +76,14 @@ class Descriptors {
   cudnnReduceTensorDescriptor_t reduce_ = nullptr;
 };
 
+// cudnnReduceTensor's workspace for these descriptors (the current device's handle).
+StatusOr<size_t> WorkspaceOf(const Descriptors& d) {
+  OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(nullptr));
+  size_t bytes = 0;
+  OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnGetReductionWorkspaceSize(handle, d.reduce(), d.a(), d.c(), &bytes));
+  return bytes;
+}
+
 class ReduceCudnn : public Implementation {
  public:
   std::string_view op() const override { return "reduce"; }
@@ -103,22 +111,15 @@ class ReduceCudnn : public Implementation {
   ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     Descriptors d;
-    StatusOr<cudnnHandle_t> handle = cudnn::Handle(nullptr);
-    size_t bytes = 0;
-    if (!handle.ok() || !d.Init(w).ok() ||
-        cudnnGetReductionWorkspaceSize(*handle, d.reduce(), d.a(), d.c(), &bytes) != CUDNN_STATUS_SUCCESS) {
-      return 0;  // Run reports the error
-    }
-    return bytes;
+    if (!d.Init(w).ok()) return 0;  // Prepare reports the error
+    return WorkspaceOf(d).value_or(0);
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
   // Prepare makes the descriptors and sizes the workspace; Run binds the tensors.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
     auto d = std::make_shared<Descriptors>();
     OPSCHED_RETURN_IF_ERROR(d->Init(w));
-    OPSCHED_ASSIGN_OR_RETURN(cudnnHandle_t handle, cudnn::Handle(nullptr));
-    size_t needed = 0;
-    OPSCHED_CUDNN_RETURN_IF_ERROR(cudnnGetReductionWorkspaceSize(handle, d->reduce(), d->a(), d->c(), &needed));
+    OPSCHED_ASSIGN_OR_RETURN(const size_t needed, WorkspaceOf(*d));
     return MakePrepared(needed, [d = std::shared_ptr<const Descriptors>(std::move(d)), needed](const PreparedArgs& a) {
       if (needed > a.workspace_bytes) {
         return absl::InternalError(
