@@ -123,7 +123,16 @@ class Implementation {
   // correctness, cheap to call.
   virtual Status Applicable(const Workload& workload, const Target& target) const = 0;
   // Legal configs for `workload` on `target` (one empty config when it has no knobs).
+  // Built-in implementations declare their knobs once as a Knobs<T> (registry/knobs.h)
+  // and derive the space, the parsing in Prepare and the default from it.
   virtual ConfigSpace Space(const Workload& workload, const Target& target) const = 0;
+  // The config a strategy rule without one of its own takes, and the dispatcher's last
+  // resort: the knobs' declared defaults (the space's preferred values), or the legal
+  // config closest to them where the workload rules them out; never merely the first
+  // config enumerated. NotFound when the space is empty.
+  StatusOr<Config> DefaultConfig(const Workload& workload, const Target& target) const {
+    return Space(workload, target).Default();
+  }
   // Device memory Run needs besides its tensors.
   virtual size_t WorkspaceBytes(const Workload& workload, const Config& config) const {
     (void)workload;

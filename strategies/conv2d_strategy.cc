@@ -20,18 +20,18 @@
 //  40        conv2d_cudnn / _bias_act_cudnn    any GPU workload (relu or identity for  algo=implicit_precomp_gemm
 //                                              the fused bias + activation)
 //  35        conv2d_bias_act_cudnn_unfused     conv2d_bias_act (sigmoid, tanh)         algo=implicit_precomp_gemm
-//  30        *_cuda_implicit_gemm              any GPU workload (f32)                  its default
-//  20        *_cuda_im2col_gemm                any GPU workload (f32)                  images=1
-//  20        *_cpu_im2col_gemm                 CPU, >= 2^20 multiply-adds              threads=all
-//  10        *_cpu_direct                      CPU                                     threads=all
+//  30        *_cuda_implicit_gemm              any GPU workload (f32)                  its default: tile=128x64
+//  20        *_cuda_im2col_gemm                any GPU workload (f32)                  its default: images=1
+//  20        *_cpu_im2col_gemm                 CPU, >= 2^20 multiply-adds              its default: threads=all
+//  10        *_cpu_direct                      CPU                                     its default: threads=all
 //
 // conv2d_backward:
 //  45        conv2d_backward_cudnn_deterministic  3x3, stride 1, dilation 1, groups 1  data_algo=filter_algo=winograd_nonfused streams=1
 //  40        conv2d_backward_cudnn             any GPU workload                        data_algo=algo_1 filter_algo=algo_1 streams=1
 //  35        conv2d_backward_cudnn_deterministic  (deterministic dispatch)             the same
-//  30        conv2d_backward_cuda_gemm         any GPU workload (f32)                  images=1 streams=1
-//  20        conv2d_backward_cpu_im2col_gemm   CPU, >= 2^20 multiply-adds              threads=all
-//  10        conv2d_backward_cpu_direct        CPU                                     threads=all
+//  30        conv2d_backward_cuda_gemm         any GPU workload (f32)                  its default: images=1 streams=1
+//  20        conv2d_backward_cpu_im2col_gemm   CPU, >= 2^20 multiply-adds              its default: threads=all
+//  10        conv2d_backward_cpu_direct        CPU                                     its default: threads=all
 //
 // Two streams cost a second workspace (MXNet #14006): without a record the backward
 // runs on one stream; the tuner picks two where they pay, under --memory-budget.
@@ -65,14 +65,6 @@ namespace {
 
 using conv2d::Kind;
 using conv2d::MakeProblem;
-
-Config AllThreads(const Workload&, const Target& t) {
-  int64_t threads = 1;
-  while (threads * 2 <= t.sm_count) threads *= 2;
-  Config c;
-  c.Set("threads", threads);
-  return c;
-}
 
 double MultiplyAdds(const Workload& w) {
   const conv2d::Problem p = MakeProblem(w);
@@ -153,14 +145,9 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
       {40, op + "_cudnn", "any GPU workload", Gpu,
        [](const Workload&, const Target&) { return Algo("implicit_precomp_gemm"); }},
       {30, op + "_cuda_implicit_gemm", "any GPU workload (f32)", Gpu, nullptr},
-      {20, op + "_cuda_im2col_gemm", "any GPU workload (f32)", Gpu,
-       [](const Workload&, const Target&) {
-         Config c;
-         c.Set("images", 1);
-         return c;
-       }},
-      {20, op + "_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, AllThreads},
-      {10, op + "_cpu_direct", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); }, AllThreads},
+      {20, op + "_cuda_im2col_gemm", "any GPU workload (f32)", Gpu, nullptr},
+      {20, op + "_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, nullptr},
+      {10, op + "_cpu_direct", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); }, nullptr},
   };
   if (kind == Kind::kBiasActivation) {
     rules.push_back({35, "conv2d_bias_act_cudnn_unfused", "any GPU workload (sigmoid, tanh)", Gpu,
@@ -189,16 +176,10 @@ std::unique_ptr<Strategy> MakeBackwardStrategy() {
        }},
       {40, "conv2d_backward_cudnn", "any GPU workload", Gpu, cudnn_default},
       {35, "conv2d_backward_cudnn_deterministic", "any GPU workload (deterministic dispatch)", Gpu, cudnn_default},
-      {30, "conv2d_backward_cuda_gemm", "any GPU workload (f32)", Gpu,
-       [](const Workload&, const Target&) {
-         Config c;
-         c.Set("images", 1);
-         c.Set("streams", 1);
-         return c;
-       }},
-      {20, "conv2d_backward_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, AllThreads},
+      {30, "conv2d_backward_cuda_gemm", "any GPU workload (f32)", Gpu, nullptr},
+      {20, "conv2d_backward_cpu_im2col_gemm", "CPU, >= 2^20 multiply-adds", Large, nullptr},
       {10, "conv2d_backward_cpu_direct", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); },
-       AllThreads},
+       nullptr},
   };
   return std::make_unique<Strategy>("conv2d_backward", std::move(rules));
 }

@@ -526,7 +526,7 @@ StatusOr<Config> Dispatcher::RuleConfig(const StrategyRule& rule, const Implemen
                                         const Workload& canonical) const {
   if (rule.default_config) return rule.default_config(canonical, target_);
   if (impl == nullptr) return absl::NotFoundError(fmt::format("'{}' is not registered", rule.implementation));
-  return impl->Space(canonical, target_).Default();
+  return impl->DefaultConfig(canonical, target_);
 }
 
 // Offline, today's rules decide where the workload's records can say what they serve:
@@ -612,7 +612,7 @@ StatusOr<Decision> Dispatcher::Heuristic(const Workload& canonical) const {
   }
   for (const Implementation* impl : registry_.ImplementationsOf(canonical.op())) {
     if (impl->device_kind() != target_.kind) continue;
-    StatusOr<Config> fallback = impl->Space(canonical, target_).Default();
+    StatusOr<Config> fallback = impl->DefaultConfig(canonical, target_);
     if (!fallback.ok()) continue;
     if (try_impl(impl, impl->name(), *std::move(fallback),
                  "no strategy rule applies: first applicable implementation, its default config", &d)) {

@@ -3,10 +3,10 @@
 // (one pass per operation, an eager framework's way) is the tuner's baseline, never a rule.
 //
 //  priority  implementation              when                                   default config
-//  40        pointwise_cuda_specialised  GPU, the program is a known chain      block=256 vector=4 items=1
+//  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
 //  35        pointwise_cuda_interpreted  GPU                                    shared=0 block=256 vector=4 (1 when the innermost run is not a multiple of 4) items=1
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
-//  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   threads=all chunk=65536
+//  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   its default: threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
@@ -40,13 +40,7 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
        [](const Workload& w, const Target& t) {
          return t.kind == DeviceKind::kCuda && pointwise::SpecialisedChain(w).has_value() && Elements(w) < (int64_t(1) << 32);
        },
-       [](const Workload&, const Target&) {
-         Config c;
-         c.Set("block", 256);
-         c.Set("vector", 4);
-         c.Set("items", 1);
-         return c;
-       }},
+       nullptr},
       {35, "pointwise_cuda_interpreted", "GPU", [](const Workload&, const Target& t) { return t.kind == DeviceKind::kCuda; },
        [](const Workload& w, const Target&) {
          Config c;
@@ -64,13 +58,7 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
          return c;
        }},
       {20, "pointwise_cpu_interpreted", "CPU, >= 64K elements",
-       [](const Workload& w, const Target& t) { return OnCpu(t) && Elements(w) >= 65536; },
-       [](const Workload&, const Target& t) {
-         Config c;
-         c.Set("threads", AllThreads(t));
-         c.Set("chunk", 65536);
-         return c;
-       }},
+       [](const Workload& w, const Target& t) { return OnCpu(t) && Elements(w) >= 65536; }, nullptr},
       {10, "pointwise_cpu_interpreted", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); },
        [](const Workload&, const Target&) {
          Config c;

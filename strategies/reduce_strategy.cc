@@ -8,7 +8,7 @@
 //                                                                              vector as wide as fits, split to fill the SMs
 //  30        reduce_cuda_columns   any GPU workload                            block 32 x 8, vector 4 where it fits,
 //                                                                              split to fill the SMs
-//  20        reduce_cpu_parallel   CPU, x >= 64K elements                      threads=all chunk=16384
+//  20        reduce_cpu_parallel   CPU, x >= 64K elements                      its default: threads=all chunk=16384
 //  10        reduce_cpu_sequential CPU                                         (no knobs)
 //
 // CUB and cuDNN are left to the tuner: records pick them where they win.
@@ -111,14 +111,7 @@ std::unique_ptr<Strategy> MakeReduceStrategy() {
        ColumnsDefault},
       {20, "reduce_cpu_parallel", "CPU, x >= 64K elements",
        [](const Workload& w, const Target& t) { return OnCpu(t) && w.FindTensor("x")->numel() >= 65536; },
-       [](const Workload&, const Target& t) {
-         int64_t threads = 1;
-         while (threads * 2 <= t.sm_count) threads *= 2;
-         Config c;
-         c.Set("threads", threads);
-         c.Set("chunk", 16384);
-         return c;
-       }},
+       nullptr},
       {10, "reduce_cpu_sequential", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); }, nullptr},
   };
   return std::make_unique<Strategy>("reduce", std::move(rules));

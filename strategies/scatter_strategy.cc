@@ -4,19 +4,21 @@
 // to the next; a default config that is illegal for the workload becomes the closest
 // legal one.
 //
-//  priority  implementation                  when                                     default config
+//  priority  implementation                  when                                     config
 //  50        scatter_cuda_sequential         updates <= 64, data <= 64K elements      threads=32 fused_copy=1
 //  48        scatter_cuda_sequential         updates <= 64                            threads=32 fused_copy=0
-//  45        scatter_cuda_privatized         none/min/max, updates >= 16 * out        block=512 blocks_per_sm=2
-//  44        scatter_cuda_privatized_atomic  add/mul, updates >= 16 * out             block=512 blocks_per_sm=2
+//  45        scatter_cuda_privatized         none/min/max, updates >= 16 * out        its default: block=512 blocks_per_sm=2
+//  44        scatter_cuda_privatized_atomic  add/mul, updates >= 16 * out             its default: block=512 blocks_per_sm=2
 //  41        scatter_cuda_slice_atomic       add/mul, dense, more than 64 updates     SliceConfig (below)
 //                                            along the axis
 //  40        scatter_cuda_slice              dense                                    SliceConfig; in order (threads=0)
 //                                                                                     with at most 64 updates along the axis
-//  35        scatter_cuda_bucketed           updates >= 1M                            bucket_bits=4 block=256
-//  30        scatter_cuda_parallel           any GPU workload                         block=256 items=4 copy_block=256 copy_vector=16
-//  10        scatter_cuda_sorted             any GPU workload (deterministic)         block=256 copy_block=256 copy_vector=16
-//  20        scatter_cpu_parallel            CPU, updates >= 64K                      threads=all chunk=256
+//  35        scatter_cuda_bucketed           updates >= 1M                            its default: bucket_bits=4 block=256
+//  30        scatter_cuda_parallel           any GPU workload                         its default: block=256 items=4 copy_block=256
+//                                                                                     copy_vector=16, pairs=1 where paired
+//                                                                                     f16/bf16 atomics fit
+//  10        scatter_cuda_sorted             any GPU workload (deterministic)         its default: block=256 copy_block=256 copy_vector=16
+//  20        scatter_cpu_parallel            CPU, updates >= 64K                      its default: threads=all chunk=256
 //  10        scatter_cpu_sequential          CPU                                      (no knobs)
 //
 // The slice kernels hold `columns` whole columns (slices along the axis) of data in shared
@@ -78,7 +80,7 @@ bool Dense(const Workload& w) {
 
 constexpr const char* kDense = "dense: updates along the axis >= half the axis";
 
-Config Knobs(std::initializer_list<std::pair<const char*, int64_t>> knobs) {
+Config ConfigOf(std::initializer_list<std::pair<const char*, int64_t>> knobs) {
   Config c;
   for (const auto& [name, value] : knobs) c.Set(name, value);
   return c;
@@ -91,10 +93,10 @@ Config SliceConfig(const Workload& w, bool may_order) {
   auto wide = [&](int64_t c) { return c < s.inner ? c * s.elem_bytes >= 32 : c * s.d * s.elem_bytes >= 4096; };
   int64_t columns = 1;
   while (!wide(columns) && columns < 1024 && s.outer * s.inner / (2 * columns) >= 64) columns *= 2;
-  if (may_order && s.i <= 64) return Knobs({{"columns", std::max<int64_t>(columns, 32)}, {"threads", 0}});
+  if (may_order && s.i <= 64) return ConfigOf({{"columns", std::max<int64_t>(columns, 32)}, {"threads", 0}});
   int64_t threads = 256;
   while (threads < 1024 && threads * 32 < s.i * columns) threads *= 2;
-  return Knobs({{"columns", columns}, {"threads", threads}});
+  return ConfigOf({{"columns", columns}, {"threads", threads}});
 }
 
 std::unique_ptr<Strategy> MakeScatterStrategy() {
@@ -105,15 +107,13 @@ std::unique_ptr<Strategy> MakeScatterStrategy() {
   std::vector<StrategyRule> rules = {
       {50, "scatter_cuda_sequential", "updates <= 64 and data <= 64K elements",
        gpu([](const Workload& w) { return Updates(w) <= 64 && Data(w) <= 65536; }),
-       fixed(Knobs({{"threads", 32}, {"fused_copy", 1}}))},
+       fixed(ConfigOf({{"threads", 32}, {"fused_copy", 1}}))},
       {48, "scatter_cuda_sequential", "updates <= 64", gpu([](const Workload& w) { return Updates(w) <= 64; }),
-       fixed(Knobs({{"threads", 32}, {"fused_copy", 0}}))},
+       fixed(ConfigOf({{"threads", 32}, {"fused_copy", 0}}))},
       {45, "scatter_cuda_privatized", "none/min/max and updates >= 16 * out",
-       gpu([](const Workload& w) { return OrderFree(w) && Updates(w) >= 16 * Data(w); }),
-       fixed(Knobs({{"block", 512}, {"blocks_per_sm", 2}}))},
+       gpu([](const Workload& w) { return OrderFree(w) && Updates(w) >= 16 * Data(w); }), nullptr},
       {44, "scatter_cuda_privatized_atomic", "add/mul and updates >= 16 * out",
-       gpu([](const Workload& w) { return !OrderFree(w) && Updates(w) >= 16 * Data(w); }),
-       fixed(Knobs({{"block", 512}, {"blocks_per_sm", 2}}))},
+       gpu([](const Workload& w) { return !OrderFree(w) && Updates(w) >= 16 * Data(w); }), nullptr},
       {41, "scatter_cuda_slice_atomic", "add/mul, dense, more than 64 updates along the axis",
        gpu([](const Workload& w) { return !OrderFree(w) && Dense(w) && SlicesOf(w).i > 64; }),
        [](const Workload& w, const Target&) { return SliceConfig(w, false); },
@@ -122,18 +122,12 @@ std::unique_ptr<Strategy> MakeScatterStrategy() {
        [](const Workload& w, const Target&) { return SliceConfig(w, true); },
        kDense, [](const Workload& w, const Target&, const Config&) { return Dense(w); }},
       {35, "scatter_cuda_bucketed", "updates >= 1M", gpu([](const Workload& w) { return Updates(w) >= (1 << 20); }),
-       fixed(Knobs({{"bucket_bits", 4}, {"block", 256}, {"copy_block", 256}, {"copy_vector", 16}}))},
-      {30, "scatter_cuda_parallel", "any GPU workload", gpu([](const Workload&) { return true; }),
-       fixed(Knobs({{"block", 256}, {"items", 4}, {"copy_block", 256}, {"copy_vector", 16}}))},
+       nullptr},
+      {30, "scatter_cuda_parallel", "any GPU workload", gpu([](const Workload&) { return true; }), nullptr},
       {10, "scatter_cuda_sorted", "any GPU workload (deterministic)", gpu([](const Workload&) { return true; }),
-       fixed(Knobs({{"block", 256}, {"copy_block", 256}, {"copy_vector", 16}}))},
+       nullptr},
       {20, "scatter_cpu_parallel", "CPU, updates >= 64K",
-       [](const Workload& w, const Target& t) { return OnCpu(t) && Updates(w) >= 65536; },
-       [](const Workload&, const Target& t) {
-         int64_t threads = 1;
-         while (threads * 2 <= t.sm_count) threads *= 2;
-         return Knobs({{"threads", threads}, {"chunk", 256}});
-       }},
+       [](const Workload& w, const Target& t) { return OnCpu(t) && Updates(w) >= 65536; }, nullptr},
       {10, "scatter_cpu_sequential", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); }, nullptr},
   };
   return std::make_unique<Strategy>("scatter", std::move(rules));

@@ -5,6 +5,7 @@
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -22,12 +23,11 @@ class Conv2dCpuDirect : public Implementation {
   DeviceKind device_kind() const override { return DeviceKind::kCpu; }
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload&, const Target&) const override { return absl::OkStatus(); }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
-  }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return CpuThreadKnobs(target).Space(); }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 1));
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, CpuThreadKnobs(target).Parse(c));
+    const int threads = knobs.threads;
     return MakePrepared(0, [base = MakeProblem(w), threads](const PreparedArgs& a) {
       const Problem p = WithTensors(base, a.tensors);
       cpu::VisitType(p.type, [&]<typename E>() { cpu::Run<E, float>(p, threads); });

@@ -11,6 +11,7 @@
 #include "ops/conv2d/conv2d_cpu_kernels.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -216,15 +217,18 @@ class Conv2dCpuIm2colGemm : public Implementation {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    return ConfigSpace().AddInts("threads", cpu::ThreadCounts(target.sm_count));
-  }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return CpuThreadKnobs(target).Space(); }
+  // A workspace per thread. No target here: a config that leaves threads out counts one
+  // (Prepare sizes its own with the target's default); 0 for a config that does not
+  // parse (Prepare reports it).
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return WorkspaceBytesOf(MakeProblem(w), static_cast<int>(c.GetInt("threads", 1)));
+    StatusOr<CpuKnobs> knobs = CpuThreadKnobs(Target{}).Parse(c);
+    return knobs.ok() ? WorkspaceBytesOf(MakeProblem(w), knobs->threads) : 0;
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 1));
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, CpuThreadKnobs(target).Parse(c));
+    const int threads = knobs.threads;
     const Problem base = MakeProblem(w);
     const size_t needed = WorkspaceBytesOf(base, threads);
     return MakePrepared(needed, [base, threads, needed, name = name()](const PreparedArgs& a) {

@@ -167,13 +167,6 @@ void BackwardFilter(const Problem& pr, int threads) {
   }
 }
 
-// The `threads` knob's values: powers of two up to the target's cores.
-inline std::vector<int64_t> ThreadCounts(int cores) {
-  std::vector<int64_t> threads;
-  for (int64_t t = 1; t <= std::max(1, cores); t *= 2) threads.push_back(t);
-  return threads;
-}
-
 // Calls f.template operator()<E>() with E the element tag of the problem's type.
 template <typename F>
 void VisitType(ElementType type, F&& f) {

@@ -7,22 +7,13 @@
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
 namespace {
 
 namespace k = gpu_kernels;
-
-k::DepthwiseConfig ConfigOf(const Config& c) {
-  k::DepthwiseConfig d;
-  d.rows = static_cast<int>(c.GetInt("rows", d.rows));
-  d.columns = static_cast<int>(c.GetInt("columns", d.columns));
-  d.vector = static_cast<int>(c.GetInt("vector", d.vector));
-  d.pixels = static_cast<int>(c.GetInt("pixels", d.pixels));
-  d.block = static_cast<int>(c.GetInt("block", d.block));
-  return d;
-}
 
 class Conv2dCudaDepthwise : public Implementation {
  public:
@@ -49,42 +40,10 @@ class Conv2dCudaDepthwise : public Implementation {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const Problem p = MakeProblem(w);
-    auto fits = [p](const Config& c) { return k::DepthwiseFits(p, ConfigOf(c)); };
-    if (p.layout == Layout::kNchw) {
-      // rows 0: the direct kernel (pixels, block); else shared-memory tiles (columns).
-      const int64_t columns = p.q <= 8 ? 8 : p.q <= 16 ? 16 : 32;
-      return ConfigSpace()
-          .AddInts("rows", {0, 8, 16, 32}, 0)
-          .AddInts("columns", {8, 16, 32}, columns)
-          .AddInts("pixels", {1, 2, 4, 8}, 4)
-          .AddInts("block", {64, 128, 256, 512}, 256)
-          .Constrain("direct: one columns value; tiles: one pixels and block value",
-                     [columns](const Config& c) {
-                       return c.GetInt("rows", 0) == 0 ? c.GetInt("columns", 0) == columns
-                                                       : c.GetInt("pixels", 0) == 4 && c.GetInt("block", 0) == 256;
-                     })
-          .Constrain("the tile's input window fits shared memory, the grid fits", fits);
-    }
-    // Preferred: 16-byte channel vectors where one filter per channel allows them.
-    int64_t vector = 1;
-    for (int64_t v : {8, 4, 2}) {
-      k::DepthwiseConfig c;
-      c.vector = static_cast<int>(v);
-      if (v * ElementBytes(p.type) <= 16 && k::DepthwiseFits(p, c)) {
-        vector = v;
-        break;
-      }
-    }
-    return ConfigSpace()
-        .AddInts("vector", {1, 2, 4, 8}, vector)
-        .AddInts("pixels", {1, 2, 4, 8}, 4)
-        .AddInts("block", {64, 128, 256, 512}, 256)
-        .Constrain("vectors need one filter per channel and aligned contiguous channels", fits);
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    return MakePrepared(0, [this, p = MakeProblem(w), c = ConfigOf(config)](const PreparedArgs& a) {
+    OPSCHED_ASSIGN_OR_RETURN(const k::DepthwiseConfig c, KnobsOf(w).Parse(config));
+    return MakePrepared(0, [this, p = MakeProblem(w), c](const PreparedArgs& a) {
       return gpu::ToStatus(k::LaunchDepthwise(WithTensors(p, a.tensors), c, static_cast<gpuStream_t>(a.stream.native())),
                            "depthwise conv2d", name());
     });
@@ -92,6 +51,48 @@ class Conv2dCudaDepthwise : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
+  // nchw: rows 0 runs the direct kernel (pixels per thread, block), else shared-memory
+  // tiles of rows x columns outputs; nhwc: `vector` channels per thread.
+  static Knobs<k::DepthwiseConfig> KnobsOf(const Workload& w) {
+    using C = k::DepthwiseConfig;
+    const Problem p = MakeProblem(w);
+    auto fits = [p](const C& c) { return k::DepthwiseFits(p, c); };
+    C defaults;
+    defaults.pixels = 4;
+    defaults.block = 256;
+    if (p.layout == Layout::kNchw) {
+      defaults.rows = 0;
+      defaults.columns = p.q <= 8 ? 8 : p.q <= 16 ? 16 : 32;
+      defaults.vector = 1;
+      Knobs<C> knobs(defaults);
+      knobs.Int("rows", &C::rows, {0, 8, 16, 32})
+          .Int("columns", &C::columns, {8, 16, 32})
+          .Int("pixels", &C::pixels, {1, 2, 4, 8})
+          .Int("block", &C::block, {64, 128, 256, 512})
+          .Constrain("direct: one columns value; tiles: one pixels and block value",
+                     [columns = defaults.columns](const C& c) {
+                       return c.rows == 0 ? c.columns == columns : c.pixels == 4 && c.block == 256;
+                     })
+          .Constrain("the tile's input window fits shared memory, the grid fits", fits);
+      return knobs;
+    }
+    // Preferred: 16-byte channel vectors where one filter per channel allows them.
+    defaults.vector = 1;
+    for (int v : {8, 4, 2}) {
+      C c;
+      c.vector = v;
+      if (v * ElementBytes(p.type) <= 16 && k::DepthwiseFits(p, c)) {
+        defaults.vector = v;
+        break;
+      }
+    }
+    Knobs<C> knobs(defaults);
+    knobs.Int("vector", &C::vector, {1, 2, 4, 8})
+        .Int("pixels", &C::pixels, {1, 2, 4, 8})
+        .Int("block", &C::block, {64, 128, 256, 512})
+        .Constrain("vectors need one filter per channel and aligned contiguous channels", fits);
+    return knobs;
+  }
   bool fused_;
 };
 

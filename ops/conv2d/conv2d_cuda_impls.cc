@@ -11,6 +11,7 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -35,7 +37,6 @@ constexpr int64_t kMaxDirectTaps = 512;               // C/G*R*S of the direct k
 constexpr size_t kAlign = 256;                        // workspace regions start aligned
 
 gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
-int Int(const Config& c, const char* name, int64_t fallback) { return static_cast<int>(c.GetInt(name, fallback)); }
 size_t AlignUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 size_t Floats(int64_t count) { return AlignUp(size_t(count) * sizeof(float)); }
 
@@ -268,20 +269,25 @@ Matrix InputColumns(const Problem& p) {
 
 // ---- Base ------------------------------------------------------------------------------------
 
-// What the own GPU convolutions share: Prepare parses the workload's problem once; each
-// call binds the tensors and runs RunBound.
+// What the own GPU convolutions share: Prepare parses the workload's problem and the
+// config's knobs once (MakeRunner); each call binds the tensors and runs.
 class Conv2dGpu : public Implementation {
  public:
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    return MakePrepared(WorkspaceBytes(w, config), [this, p = MakeProblem(w), config](const PreparedArgs& a) {
-      return RunBound(WithTensors(p, a.tensors), config, a);
+    OPSCHED_ASSIGN_OR_RETURN(Runner run, MakeRunner(w, config));
+    return MakePrepared(WorkspaceBytes(w, config), [p = MakeProblem(w), run = std::move(run)](const PreparedArgs& a) {
+      return run(WithTensors(p, a.tensors), a);
     });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  protected:
-  virtual Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const = 0;
+  // Runs the convolution for the bound problem.
+  using Runner = std::function<Status(const Problem& p, const PreparedArgs& a)>;
+  // This implementation's run with `config`'s knobs parsed (an error for a config its
+  // knobs do not declare).
+  virtual StatusOr<Runner> MakeRunner(const Workload& w, const Config& config) const = 0;
   Status Launched(gpuError_t err, std::string_view what) const {
     return gpu::ToStatus(err, what, name());
   }
@@ -305,27 +311,27 @@ class Conv2dCudaDirect : public Conv2dGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const Problem p = MakeProblem(w);
-    const int64_t kg = p.filters_per_group();
-    return ConfigSpace()
-        .AddInts("block", {64, 128, 256, 512})
-        .AddInts("channels_per_thread", {1, 2, 4, 8, 16})
-        .Constrain("channels_per_thread <= K/G (or 1)",
-                   [kg](const Config& c) {
-                     const int64_t cpt = c.GetInt("channels_per_thread", 1);
-                     return cpt == 1 || cpt <= kg;
-                   })
-        .Constrain("channels_per_thread * C/G*R*S floats fit in 48 KB of shared memory, grid fits",
-                   [p](const Config& c) { return k::DirectFits(p, ConfigOf(c)); });
-  }
-  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
-    return Launched(k::LaunchDirect(p, ConfigOf(config), StreamOf(a)), "direct conv2d");
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  StatusOr<Runner> MakeRunner(const Workload& w, const Config& config) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::DirectConfig c, KnobsOf(w).Parse(config));
+    return Runner([this, c](const Problem& p, const PreparedArgs& a) {
+      return Launched(k::LaunchDirect(p, c, StreamOf(a)), "direct conv2d");
+    });
   }
 
  private:
-  static k::DirectConfig ConfigOf(const Config& c) {
-    return {Int(c, "block", 256), Int(c, "channels_per_thread", 4)};
+  static Knobs<k::DirectConfig> KnobsOf(const Workload& w) {
+    using C = k::DirectConfig;
+    const Problem p = MakeProblem(w);
+    const int64_t kg = p.filters_per_group();
+    Knobs<C> knobs;
+    knobs.Int("block", &C::block, {64, 128, 256, 512})
+        .Int("channels_per_thread", &C::channels_per_thread, {1, 2, 4, 8, 16})
+        .Constrain("channels_per_thread <= K/G (or 1)",
+                   [kg](const C& c) { return c.channels_per_thread == 1 || c.channels_per_thread <= kg; })
+        .Constrain("channels_per_thread * C/G*R*S floats fit in 48 KB of shared memory, grid fits",
+                   [p](const C& c) { return k::DirectFits(p, c); });
+    return knobs;
   }
   bool fused_;
 };
@@ -354,27 +360,37 @@ class Conv2dCudaImplicitGemm : public Conv2dGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const Problem p = MakeProblem(w);
-    std::vector<KnobValue> tiles;
-    for (const TileName& t : kTiles) tiles.push_back(std::string(t.name));
-    return ConfigSpace().Add("tile", tiles).Constrain(
-        "groups * ceil(K/G / tile filters) <= 65535", [p](const Config& c) {
-          const k::ImplicitGemmConfig t = ConfigOf(c);
-          return p.groups * ((p.filters_per_group() + t.bn - 1) / t.bn) <= 65535;
-        });
-  }
-  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
-    return Launched(k::LaunchImplicitGemm(p, ConfigOf(config), StreamOf(a)), "implicit GEMM conv2d");
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  StatusOr<Runner> MakeRunner(const Workload& w, const Config& config) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const TileKnobs knobs, KnobsOf(w).Parse(config));
+    OPSCHED_ASSIGN_OR_RETURN(const k::ImplicitGemmConfig c, TileOf(knobs));
+    return Runner([this, c](const Problem& p, const PreparedArgs& a) {
+      return Launched(k::LaunchImplicitGemm(p, c, StreamOf(a)), "implicit GEMM conv2d");
+    });
   }
 
  private:
-  static k::ImplicitGemmConfig ConfigOf(const Config& c) {
-    const StatusOr<std::string_view> tile = c.GetString("tile");
+  // The block tile, pixels x filters.
+  struct TileKnobs {
+    std::string tile = "128x64";
+  };
+  static StatusOr<k::ImplicitGemmConfig> TileOf(const TileKnobs& knobs) {
     for (const TileName& t : kTiles) {
-      if (tile.ok() && *tile == t.name) return {t.bm, t.bn};
+      if (knobs.tile == t.name) return k::ImplicitGemmConfig{t.bm, t.bn};
     }
-    return {128, 64};
+    return absl::InvalidArgumentError(fmt::format("tile={} is not a prebuilt tile", knobs.tile));
+  }
+  static Knobs<TileKnobs> KnobsOf(const Workload& w) {
+    const Problem p = MakeProblem(w);
+    std::vector<std::string> tiles;
+    for (const TileName& t : kTiles) tiles.push_back(t.name);
+    Knobs<TileKnobs> knobs;
+    knobs.Word("tile", &TileKnobs::tile, tiles)
+        .Constrain("groups * ceil(K/G / tile filters) <= 65535", [p](const TileKnobs& knobs) {
+          const StatusOr<k::ImplicitGemmConfig> t = TileOf(knobs);
+          return t.ok() && p.groups * ((p.filters_per_group() + t->bn - 1) / t->bn) <= 65535;
+        });
+    return knobs;
   }
   bool fused_;
 };
@@ -398,21 +414,35 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  // 0 for a config that does not parse (Prepare reports it).
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
+    const StatusOr<ImagesKnobs> knobs = KnobsOf(w).Parse(c);
+    return knobs.ok() ? Bytes(MakeProblem(w), knobs->images) : 0;
+  }
+  StatusOr<Runner> MakeRunner(const Workload& w, const Config& config) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const ImagesKnobs knobs, KnobsOf(w).Parse(config));
+    return Runner([this, images = knobs.images](const Problem& p, const PreparedArgs& a) { return RunBound(p, images, a); });
+  }
+
+ private:
+  // Images per GEMM (and per column buffer).
+  struct ImagesKnobs {
+    int64_t images = 1;
+  };
+  static Knobs<ImagesKnobs> KnobsOf(const Workload& w) {
     const Problem p = MakeProblem(w);
     // Without a column buffer the whole batch is one GEMM: nothing to tune.
     const std::vector<int64_t> images = InputIsColumns(p) ? std::vector<int64_t>{p.n} : ImageCounts(p.n);
-    return ConfigSpace().AddInts("images", images).Constrain(
-        "workspace (column buffer of `images` images) <= 1 GiB",
-        [p](const Config& c) { return Bytes(p, c.GetInt("images", 1)) <= size_t(kMaxWorkspace); });
+    Knobs<ImagesKnobs> knobs;
+    knobs.Int("images", &ImagesKnobs::images, images)
+        .Constrain("workspace (column buffer of `images` images) <= 1 GiB",
+                   [p](const ImagesKnobs& k) { return Bytes(p, k.images) <= size_t(kMaxWorkspace); });
+    return knobs;
   }
-  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    const Problem p = MakeProblem(w);
-    return Bytes(p, c.GetInt("images", 1));
-  }
-  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
+  Status RunBound(const Problem& p, int64_t images_knob, const PreparedArgs& a) const {
     const gpuStream_t stream = StreamOf(a);
-    const int64_t images = std::clamp<int64_t>(config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
+    const int64_t images = std::clamp<int64_t>(images_knob, 1, std::max<int64_t>(p.n, 1));
     if (a.workspace_bytes < Bytes(p, images)) {
       return absl::InternalError(fmt::format("{}: workspace of {} bytes, needs {}", name(), a.workspace_bytes,
                                              Bytes(p, images)));
@@ -437,8 +467,6 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
     }
     return absl::OkStatus();
   }
-
- private:
   // The column buffer (none for a 1x1 convolution reading x directly), then packed filters.
   static size_t Bytes(const Problem& p, int64_t images) {
     const size_t col = InputIsColumns(p) ? 0 : Floats(k::ColumnElements(p, images));
@@ -464,21 +492,36 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const Problem p = MakeProblem(w);
-    return ConfigSpace()
-        .AddInts("images", ImageCounts(p.n))
-        .AddInts("streams", {1, 2})
-        .Constrain("workspace (packed operands, one column buffer per stream) <= 1 GiB", [p](const Config& c) {
-          return RegionsOf(p, c.GetInt("images", 1), c.GetInt("streams", 1)).total <= size_t(kMaxWorkspace);
-        });
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  // 0 for a config that does not parse (Prepare reports it).
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return RegionsOf(MakeProblem(w), c.GetInt("images", 1), c.GetInt("streams", 1)).total;
+    const StatusOr<BackwardKnobs> knobs = KnobsOf(w).Parse(c);
+    return knobs.ok() ? RegionsOf(MakeProblem(w), knobs->images, knobs->streams).total : 0;
   }
-  Status RunBound(const Problem& p, const Config& config, const PreparedArgs& a) const override {
-    const int64_t images = std::clamp<int64_t>(config.GetInt("images", 1), 1, std::max<int64_t>(p.n, 1));
-    const int streams = config.GetInt("streams", 1) == 2 ? 2 : 1;
+  StatusOr<Runner> MakeRunner(const Workload& w, const Config& config) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, KnobsOf(w).Parse(config));
+    return Runner([this, knobs](const Problem& p, const PreparedArgs& a) { return RunBound(p, knobs, a); });
+  }
+
+ private:
+  // Images per GEMM; streams 2: dw on an auxiliary stream while dx runs on the caller's.
+  struct BackwardKnobs {
+    int64_t images = 1;
+    int streams = 1;
+  };
+  static Knobs<BackwardKnobs> KnobsOf(const Workload& w) {
+    const Problem p = MakeProblem(w);
+    Knobs<BackwardKnobs> knobs;
+    knobs.Int("images", &BackwardKnobs::images, ImageCounts(p.n))
+        .Int("streams", &BackwardKnobs::streams, {1, 2})
+        .Constrain("workspace (packed operands, one column buffer per stream) <= 1 GiB", [p](const BackwardKnobs& k) {
+          return RegionsOf(p, k.images, k.streams).total <= size_t(kMaxWorkspace);
+        });
+    return knobs;
+  }
+  Status RunBound(const Problem& p, const BackwardKnobs& knobs, const PreparedArgs& a) const {
+    const int64_t images = std::clamp<int64_t>(knobs.images, 1, std::max<int64_t>(p.n, 1));
+    const int streams = knobs.streams == 2 ? 2 : 1;
     const Regions r = RegionsOf(p, images, streams);
     if (a.workspace_bytes < r.total) {
       return absl::InternalError(
@@ -509,7 +552,6 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
         });
   }
 
- private:
   // Byte offsets of the workspace regions: packed filters, packed dy, then one column
   // buffer (streams = 1: dw and dx take turns) or two (streams = 2: one per stream).
   struct Regions {

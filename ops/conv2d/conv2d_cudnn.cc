@@ -19,6 +19,7 @@
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_reference.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
@@ -54,8 +55,8 @@ bool FusedAlgo(const Problem& p, cudnnConvolutionFwdAlgo_t algo) {
 
 // The `algo` values of the space: the supported algorithms `keep` accepts (none when the
 // query fails; Applicable says why).
-std::vector<KnobValue> ForwardAlgoValues(const Workload& w, AlgoFilter keep) {
-  std::vector<KnobValue> values;
+std::vector<std::string> ForwardAlgoValues(const Workload& w, AlgoFilter keep) {
+  std::vector<std::string> values;
   StatusOr<const AlgoQuery*> query = QueryAlgorithms(w);
   if (!query.ok()) return values;
   const Problem p = MakeProblem(w);
@@ -81,11 +82,23 @@ Status CheckForward(const Workload& w, const Target& target, AlgoFilter keep) {
   return absl::OkStatus();
 }
 
+// The forward implementations' one knob: cuDNN's algorithm by name, over the supported
+// ones `keep` accepts. Required: no algorithm is right for every shape (the rules and
+// VendorChoice name one).
+struct ForwardKnobs {
+  std::string algo;
+};
+Knobs<ForwardKnobs> ForwardKnobsOf(const Workload& w, AlgoFilter keep) {
+  Knobs<ForwardKnobs> knobs;
+  knobs.Word("algo", &ForwardKnobs::algo, ForwardAlgoValues(w, keep), KnobPresence::kRequired);
+  return knobs;
+}
+
 // The workspace of the config's algorithm; 0 when unknown (Prepare reports the error).
-size_t ForwardWorkspace(const Workload& w, const Config& config) {
-  StatusOr<std::string_view> name = config.GetString("algo");
-  if (!name.ok()) return 0;
-  StatusOr<cudnnConvolutionFwdAlgo_t> algo = ParseForwardAlgo(*name);
+size_t ForwardWorkspace(const Workload& w, const Config& config, AlgoFilter keep) {
+  StatusOr<ForwardKnobs> knobs = ForwardKnobsOf(w, keep).Parse(config);
+  if (!knobs.ok()) return 0;
+  StatusOr<cudnnConvolutionFwdAlgo_t> algo = ParseForwardAlgo(knobs->algo);
   StatusOr<const AlgoQuery*> query = QueryAlgorithms(w);
   if (!algo.ok() || !query.ok()) return 0;
   return (*query)->Workspace(*algo).value_or(0);
@@ -129,7 +142,8 @@ class PreparedForward final : public Prepared {
 // with its descriptors.
 StatusOr<std::unique_ptr<Prepared>> PrepareForward(const Workload& w, const Config& config, AlgoFilter keep,
                                                    ForwardCall call) {
-  OPSCHED_ASSIGN_OR_RETURN(std::string_view name, config.GetString("algo"));
+  OPSCHED_ASSIGN_OR_RETURN(const ForwardKnobs knobs, ForwardKnobsOf(w, keep).Parse(config));
+  const std::string_view name = knobs.algo;
   OPSCHED_ASSIGN_OR_RETURN(cudnnConvolutionFwdAlgo_t algo, ParseForwardAlgo(name));
   OPSCHED_ASSIGN_OR_RETURN(const AlgoQuery* query, QueryAlgorithms(w));
   const std::optional<size_t> needed = query->Workspace(algo);
@@ -188,11 +202,9 @@ class ForwardCudnnBase : public Implementation {
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
   ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
-    return ForwardWorkspace(w, config);
+    return ForwardWorkspace(w, config, kKeep);
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace().Add("algo", ForwardAlgoValues(w, kKeep));
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return ForwardKnobsOf(w, kKeep).Space(); }
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     return PrepareForward(w, config, kKeep, kCall);
   }

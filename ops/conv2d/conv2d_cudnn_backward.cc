@@ -24,6 +24,7 @@
 #include "ops/conv2d/conv2d_cudnn_descriptors.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 // The legacy convolution API (cudnn_cnn.h) is deprecated in cuDNN 9 but still present.
@@ -37,8 +38,8 @@ constexpr float kZero = 0.0f;
 
 // The names of the supported algorithms, less the non-deterministic ones when asked.
 template <typename Algo>
-std::vector<KnobValue> AlgoValues(const std::vector<SupportedAlgo<Algo>>& supported, bool deterministic_only) {
-  std::vector<KnobValue> values;
+std::vector<std::string> AlgoValues(const std::vector<SupportedAlgo<Algo>>& supported, bool deterministic_only) {
+  std::vector<std::string> values;
   for (const SupportedAlgo<Algo>& s : supported) {
     if (!deterministic_only || IsDeterministic(s.algo)) values.emplace_back(std::string(AlgoName(s.algo)));
   }
@@ -57,16 +58,38 @@ struct BackwardPlan {
   size_t workspace_bytes() const { return BackwardWorkspaceBytes(data_bytes, filter_bytes, streams); }
 };
 
+// The backward knobs: cuDNN's data and filter algorithms by name (required, as the
+// forward one), over the supported ones (deterministic ones only for the deterministic
+// implementation; none when the query fails, and Applicable says why), and the streams.
+struct BackwardKnobs {
+  std::string data_algo;
+  std::string filter_algo;
+  int streams = 1;
+};
+Knobs<BackwardKnobs> BackwardKnobsOf(const Workload& w, bool deterministic_only) {
+  std::vector<std::string> data, filter;
+  if (StatusOr<const AlgoQuery*> query = QueryAlgorithms(w); query.ok()) {
+    data = AlgoValues((*query)->backward_data, deterministic_only);
+    filter = AlgoValues((*query)->backward_filter, deterministic_only);
+  }
+  Knobs<BackwardKnobs> knobs;
+  knobs.Word("data_algo", &BackwardKnobs::data_algo, std::move(data), KnobPresence::kRequired)
+      .Word("filter_algo", &BackwardKnobs::filter_algo, std::move(filter), KnobPresence::kRequired)
+      .Int("streams", &BackwardKnobs::streams, {1, 2});
+  return knobs;
+}
+
 // The config's algorithms with their workspaces: Unimplemented when cuDNN does not
 // support one for this workload (or, for the deterministic implementation, when it is
 // a non-deterministic one), InvalidArgument for a malformed config.
 StatusOr<BackwardPlan> PlanFor(const Workload& w, const Config& config, bool deterministic_only) {
-  OPSCHED_ASSIGN_OR_RETURN(std::string_view data_name, config.GetString("data_algo"));
-  OPSCHED_ASSIGN_OR_RETURN(std::string_view filter_name, config.GetString("filter_algo"));
-  OPSCHED_ASSIGN_OR_RETURN(int64_t streams, config.GetInt("streams"));
-  if (streams != 1 && streams != 2) return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", streams));
+  OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, BackwardKnobsOf(w, deterministic_only).Parse(config));
+  const std::string_view data_name = knobs.data_algo, filter_name = knobs.filter_algo;
+  if (knobs.streams != 1 && knobs.streams != 2) {
+    return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", knobs.streams));
+  }
   BackwardPlan plan;
-  plan.streams = static_cast<int>(streams);
+  plan.streams = knobs.streams;
   OPSCHED_ASSIGN_OR_RETURN(plan.data_algo, ParseBackwardDataAlgo(data_name));
   OPSCHED_ASSIGN_OR_RETURN(plan.filter_algo, ParseBackwardFilterAlgo(filter_name));
   if (deterministic_only && !(IsDeterministic(plan.data_algo) && IsDeterministic(plan.filter_algo))) {
@@ -184,17 +207,8 @@ class Conv2dBackwardCudnn : public Implementation {
     return absl::OkStatus();
   }
 
-  // No algorithm values when the query fails; Applicable says why.
   ConfigSpace Space(const Workload& w, const Target&) const override {
-    std::vector<KnobValue> data, filter;
-    if (StatusOr<const AlgoQuery*> query = QueryAlgorithms(w); query.ok()) {
-      data = AlgoValues((*query)->backward_data, kDeterministicOnly);
-      filter = AlgoValues((*query)->backward_filter, kDeterministicOnly);
-    }
-    return ConfigSpace()
-        .Add("data_algo", std::move(data))
-        .Add("filter_algo", std::move(filter))
-        .AddInts("streams", {1, 2});
+    return BackwardKnobsOf(w, kDeterministicOnly).Space();
   }
 
   // cuDNN's heuristic data and filter algorithms, on one stream.

@@ -23,6 +23,7 @@
 #include "ops/conv2d/conv2d_cudnn_graph.h"
 #include "ops/conv2d/conv2d_def.h"
 #include "ops/conv2d/conv2d_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::conv2d {
@@ -68,6 +69,17 @@ Status CheckApplicable(const Workload& w, const Target& target, std::initializer
   return absl::OkStatus();
 }
 
+// The forward knob: the graph engine by its global index, over the usable ones. Required:
+// no engine is right for every shape.
+struct ForwardKnobs {
+  int64_t engine = 0;
+};
+Knobs<ForwardKnobs> ForwardKnobsOf(const Workload& w) {
+  Knobs<ForwardKnobs> knobs;
+  knobs.Int("engine", &ForwardKnobs::engine, SpaceEngines(w, GraphOp::kForward), KnobPresence::kRequired);
+  return knobs;
+}
+
 class Conv2dCudnnGraph : public Implementation {
  public:
   std::string_view op() const override { return "conv2d"; }
@@ -79,20 +91,19 @@ class Conv2dCudnnGraph : public Implementation {
     return CheckApplicable(w, target, {GraphOp::kForward});
   }
 
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace().AddInts("engine", SpaceEngines(w, GraphOp::kForward));
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return ForwardKnobsOf(w).Space(); }
 
   // 0 when the engine is unknown; Run reports the error.
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
-    StatusOr<int64_t> engine = config.GetInt("engine");
+    StatusOr<ForwardKnobs> knobs = ForwardKnobsOf(w).Parse(config);
     StatusOr<const GraphEngineQuery*> query = QueryGraphEngines(w);
-    if (!engine.ok() || !query.ok()) return 0;
-    return (*query)->Workspace(GraphOp::kForward, *engine).value_or(0);
+    if (!knobs.ok() || !query.ok()) return 0;
+    return (*query)->Workspace(GraphOp::kForward, knobs->engine).value_or(0);
   }
 
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(const int64_t engine, config.GetInt("engine"));
+    OPSCHED_ASSIGN_OR_RETURN(const ForwardKnobs knobs, ForwardKnobsOf(w).Parse(config));
+    const int64_t engine = knobs.engine;
     return cudnn::Replayed(MakePrepared(
         WorkspaceBytes(w, config), [this, p = MakeProblem(w), hash = w.hash(), engine](const PreparedArgs& a) -> Status {
           // An empty y has nothing to write (cuDNN refuses zero-sized tensors).
@@ -105,20 +116,27 @@ class Conv2dCudnnGraph : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 };
 
-// The backward knobs.
+// The backward knobs: the data and filter engines (required, as the forward one) and
+// the streams (2: the filter gradient on an auxiliary stream).
 struct BackwardKnobs {
   int64_t data_engine = 0;
   int64_t filter_engine = 0;
   int streams = 1;
 };
+Knobs<BackwardKnobs> BackwardKnobsOf(const Workload& w) {
+  Knobs<BackwardKnobs> knobs;
+  knobs.Int("data_engine", &BackwardKnobs::data_engine, SpaceEngines(w, GraphOp::kBackwardData), KnobPresence::kRequired)
+      .Int("filter_engine", &BackwardKnobs::filter_engine, SpaceEngines(w, GraphOp::kBackwardFilter),
+           KnobPresence::kRequired)
+      .Int("streams", &BackwardKnobs::streams, {1, 2});
+  return knobs;
+}
 
-StatusOr<BackwardKnobs> ParseBackwardKnobs(const Config& config) {
-  BackwardKnobs knobs;
-  OPSCHED_ASSIGN_OR_RETURN(knobs.data_engine, config.GetInt("data_engine"));
-  OPSCHED_ASSIGN_OR_RETURN(knobs.filter_engine, config.GetInt("filter_engine"));
-  OPSCHED_ASSIGN_OR_RETURN(const int64_t streams, config.GetInt("streams"));
-  if (streams != 1 && streams != 2) return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", streams));
-  knobs.streams = static_cast<int>(streams);
+StatusOr<BackwardKnobs> ParseBackwardKnobs(const Workload& w, const Config& config) {
+  OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, BackwardKnobsOf(w).Parse(config));
+  if (knobs.streams != 1 && knobs.streams != 2) {
+    return absl::InvalidArgumentError(fmt::format("streams={} is not 1 or 2", knobs.streams));
+  }
   return knobs;
 }
 
@@ -174,23 +192,18 @@ class Conv2dBackwardCudnnGraph : public Implementation {
     return CheckApplicable(w, target, {GraphOp::kBackwardData, GraphOp::kBackwardFilter});
   }
 
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    return ConfigSpace()
-        .AddInts("data_engine", SpaceEngines(w, GraphOp::kBackwardData))
-        .AddInts("filter_engine", SpaceEngines(w, GraphOp::kBackwardFilter))
-        .AddInts("streams", {1, 2});
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return BackwardKnobsOf(w).Space(); }
 
   // 0 when the config is malformed or an engine unknown; Run reports the error.
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
-    StatusOr<BackwardKnobs> knobs = ParseBackwardKnobs(config);
+    StatusOr<BackwardKnobs> knobs = ParseBackwardKnobs(w, config);
     if (!knobs.ok()) return 0;
     StatusOr<BackwardWorkspace> workspace = WorkspaceFor(w, w.hash(), *knobs);
     return workspace.ok() ? workspace->total() : 0;
   }
 
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, ParseBackwardKnobs(config));
+    OPSCHED_ASSIGN_OR_RETURN(const BackwardKnobs knobs, ParseBackwardKnobs(w, config));
     const Problem p = MakeProblem(w);
     const uint64_t hash = w.hash();
     BackwardWorkspace workspace;

@@ -10,16 +10,11 @@
 #include "ops/pointwise/pointwise_cpu_loops.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
 namespace {
-
-std::vector<int64_t> ThreadCounts(const Target& target) {
-  std::vector<int64_t> threads;
-  for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-  return threads;
-}
 
 class PointwiseCpuBase : public Implementation {
  public:
@@ -34,9 +29,7 @@ class PointwiseCpuBase : public Implementation {
 class PointwiseCpuUnfused : public PointwiseCpuBase {
  public:
   std::string_view name() const override { return "pointwise_cpu_unfused"; }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    return ConfigSpace().AddInts("threads", ThreadCounts(target));
-  }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return CpuThreadKnobs(target).Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
     if (!c.ok()) return 0;
@@ -45,9 +38,11 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
 
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
   // Prepare keeps the compiled program and the knob; Run binds the tensors.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    const int threads = static_cast<int>(config.GetInt("threads", 1));
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, CpuThreadKnobs(target).Parse(config));
+    const int threads = knobs.threads;
     return MakePrepared(UnfusedWorkspaceBytes(c->bytecode),
                         [c, threads](const PreparedArgs& a) { return RunUnfused(c->bytecode, threads, a); });
   }
@@ -128,14 +123,16 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
 class PointwiseCpuInterpreted : public PointwiseCpuBase {
  public:
   std::string_view name() const override { return "pointwise_cpu_interpreted"; }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    return ConfigSpace().AddInts("threads", ThreadCounts(target)).AddInts("chunk", {4096, 65536, 1048576});
-  }
+  // `chunk`: elements per piece of work.
+  static Knobs<CpuKnobs> KnobsOf(const Target& target) { return CpuChunkKnobs(target, {4096, 65536, 1048576}, 65536); }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return KnobsOf(target).Space(); }
   // Prepare keeps the compiled program and the knobs; Run binds the tensors.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    const int threads = static_cast<int>(config.GetInt("threads", 1));
-    const int64_t chunk = config.GetInt("chunk", 65536);
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, KnobsOf(target).Parse(config));
+    const int threads = knobs.threads;
+    const int64_t chunk = std::max<int64_t>(knobs.chunk, 1);
     return MakePrepared(0, [c, threads, chunk](const PreparedArgs& a) {
       const Bytecode& bc = c->bytecode;
       const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);

@@ -10,6 +10,7 @@
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "ops/pointwise/pointwise_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -147,17 +148,15 @@ class PointwiseCpuSpecialised : public Implementation {
     ChainMatch m;
     return Legal(*c, &m);
   }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    std::vector<int64_t> threads;
-    for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-    return ConfigSpace().AddInts("threads", threads);
-  }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return CpuThreadKnobs(target).Space(); }
   // Prepare matches the chain once; Run binds the tensors.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     ChainMatch m;
     OPSCHED_RETURN_IF_ERROR(Legal(*c, &m));
-    const int threads = static_cast<int>(config.GetInt("threads", 1));
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, CpuThreadKnobs(target).Parse(config));
+    const int threads = knobs.threads;
     return MakePrepared(0, [c, m, threads](const PreparedArgs& a) {
       const Bytecode& bc = c->bytecode;
       const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);

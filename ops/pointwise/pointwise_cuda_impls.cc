@@ -17,6 +17,7 @@
 #include "ops/pointwise/pointwise_match.h"
 #include "ops/pointwise/pointwise_math.h"
 #include "ops/pointwise/pointwise_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::pointwise {
@@ -26,9 +27,15 @@ namespace k = gpu_kernels;
 
 gpuStream_t StreamOf(const Stream& s) { return static_cast<gpuStream_t>(s.native()); }
 
-k::LaunchConfig LaunchConfigOf(const Config& c) {
-  return k::LaunchConfig{static_cast<int>(c.GetInt("block", 256)), static_cast<int>(c.GetInt("vector", 4)),
-                         static_cast<int>(c.GetInt("items", 1)), c.GetInt("shared", 0) != 0};
+// The launch knobs, each implementation with its own domains (k::LaunchConfig's
+// defaults: block 256, vector 4, items 1, private slots).
+Knobs<k::LaunchConfig> LaunchKnobs(std::vector<int64_t> blocks, std::vector<int64_t> vectors,
+                                   std::vector<int64_t> items) {
+  using C = k::LaunchConfig;
+  Knobs<C> knobs;
+  knobs.Int("block", &C::block, std::move(blocks)).Int("vector", &C::vector, std::move(vectors));
+  if (!items.empty()) knobs.Int("items", &C::items, std::move(items));
+  return knobs;
 }
 
 TensorPointers PointersOf(absl::Span<const Tensor> tensors, const Bytecode& bc) {
@@ -51,31 +58,12 @@ class PointwiseGpu : public Implementation {
 class PointwiseCudaInterpreted : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_interpreted"; }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
-    const Bytecode bc = c.ok() ? (*c)->bytecode : Bytecode{};
-    return ConfigSpace()
-        .AddInts("shared", {0, 1})
-        .AddInts("block", {128, 256, 512})
-        .AddInts("vector", {1, 2, 4, 8, 16})
-        .AddInts("items", {1, 2, 4})
-        .Constrain("private slots: vector within the innermost run",
-                   [bc](const Config& cfg) {
-                     return cfg.GetInt("shared", 0) != 0 || k::VectorFits(bc, static_cast<int>(cfg.GetInt("vector", 1)));
-                   })
-        .Constrain("private slots: 16 lanes with blocks of at most 256",
-                   [](const Config& cfg) {
-                     return cfg.GetInt("shared", 0) != 0 ||
-                            cfg.GetInt("block", 256) <= k::MaxInterpretedBlock(static_cast<int>(cfg.GetInt("vector", 1)));
-                   })
-        .Constrain("shared slots: the tile within 48 KiB",
-                   [bc](const Config& cfg) { return cfg.GetInt("shared", 0) == 0 || k::TileSharedBytes(bc, LaunchConfigOf(cfg)) <= k::kMaxTileSharedBytes; });
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   // Prepare keeps the compiled program and the launch configuration; Run binds the
   // tensors and launches.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    const k::LaunchConfig launch = LaunchConfigOf(config);
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
     if (!launch.shared_slots && launch.block > k::MaxInterpretedBlock(launch.vector)) {
       return absl::InvalidArgumentError(fmt::format("{}: block {} exceeds {} at vector {}", name(), launch.block,
                                                     k::MaxInterpretedBlock(launch.vector), launch.vector));
@@ -86,18 +74,34 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
     });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+
+ private:
+  // `shared`: the slots in a shared-memory tile instead of the accumulator's registers.
+  static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
+    using C = k::LaunchConfig;
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    const Bytecode bc = c.ok() ? (*c)->bytecode : Bytecode{};
+    Knobs<C> knobs = LaunchKnobs({128, 256, 512}, {1, 2, 4, 8, 16}, {1, 2, 4});
+    knobs.Int("shared", &C::shared_slots, {0, 1})
+        .Constrain("private slots: vector within the innermost run",
+                   [bc](const C& l) { return l.shared_slots || k::VectorFits(bc, l.vector); })
+        .Constrain("private slots: 16 lanes with blocks of at most 256",
+                   [](const C& l) { return l.shared_slots || l.block <= k::MaxInterpretedBlock(l.vector); })
+        .Constrain("shared slots: the tile within 48 KiB",
+                   [bc](const C& l) { return !l.shared_slots || k::TileSharedBytes(bc, l) <= k::kMaxTileSharedBytes; });
+    return knobs;
+  }
 };
 
 class PointwiseCudaSpecialised : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_specialised"; }
   Status Applicable(const Workload& w, const Target&) const override { return ChainOf(w).status(); }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace().AddInts("block", {128, 256, 512, 1024}).AddInts("vector", {1, 4, 8}).AddInts("items", {1, 2, 4});
-  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
   // Prepare matches the chain and fills the kernel's arguments but the pointers, once;
   // Run binds the tensors (in role order) and launches.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf().Parse(config));
     OPSCHED_ASSIGN_OR_RETURN(Chained chained, ChainOf(w));
     const ChainMatch& m = chained.match;
     const Bytecode& bc = chained.compiled->bytecode;
@@ -136,7 +140,7 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
       args.outputs = 1;
       out_tensor[0] = bc.num_inputs;
     }
-    return MakePrepared(0, [this, args, in_tensor, out_tensor, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
+    return MakePrepared(0, [this, args, in_tensor, out_tensor, launch](const PreparedArgs& a) {
       k::ChainArgs bound = args;
       for (int i = 0; i < bound.inputs; ++i) bound.in[i] = a.tensors[in_tensor[i]].data;
       for (int o = 0; o < bound.outputs; ++o) bound.out[o] = a.tensors[out_tensor[o]].data;
@@ -146,6 +150,7 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
+  static Knobs<k::LaunchConfig> KnobsOf() { return LaunchKnobs({128, 256, 512, 1024}, {1, 4, 8}, {1, 2, 4}); }
   struct Chained {
     std::shared_ptr<const Compiled> compiled;
     ChainMatch match;
@@ -168,9 +173,9 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
 class PointwiseCudaUnfused : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_unfused"; }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace().AddInts("block", {256, 512}).AddInts("vector", {1, 4});
-  }
+  // Each kernel is the interpreter's over a one-operation program (no items knob).
+  static Knobs<k::LaunchConfig> KnobsOf() { return LaunchKnobs({256, 512}, {1, 4}, {}); }
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
     if (!c.ok()) return 0;
@@ -181,7 +186,8 @@ class PointwiseCudaUnfused : public PointwiseGpu {
   // Prepare keeps the compiled program and the launch config; Run binds the tensors.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    return MakePrepared(UnfusedWorkspaceBytes(c->bytecode), [this, c, launch = LaunchConfigOf(config)](const PreparedArgs& a) {
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf().Parse(config));
+    return MakePrepared(UnfusedWorkspaceBytes(c->bytecode), [this, c, launch](const PreparedArgs& a) {
       return RunUnfused(c->bytecode, launch, a);
     });
   }

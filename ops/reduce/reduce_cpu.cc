@@ -9,6 +9,7 @@
 #include "ops/reduce/reduce_cpu_kernels.h"
 #include "ops/reduce/reduce_def.h"
 #include "ops/reduce/reduce_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -32,9 +33,10 @@ class ReduceCpuBase : public Implementation {
 class ReduceCpuSequential : public ReduceCpuBase {
  public:
   std::string_view name() const override { return "reduce_cpu_sequential"; }
-  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  ConfigSpace Space(const Workload&, const Target&) const override { return Knobs<NoKnobs>().Space(); }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    OPSCHED_RETURN_IF_ERROR(Knobs<NoKnobs>().Parse(c).status());
     return MakePrepared(0, [base = MakeProblem(w)](const PreparedArgs& a) { return Reduce(Bind(base, a)); });
   }
 
@@ -54,15 +56,14 @@ class ReduceCpuSequential : public ReduceCpuBase {
 class ReduceCpuParallel : public ReduceCpuBase {
  public:
   std::string_view name() const override { return "reduce_cpu_parallel"; }
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    std::vector<int64_t> threads;
-    for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-    return ConfigSpace().AddInts("threads", threads).AddInts("chunk", {1024, 16384, 262144});
-  }
+  // `chunk`: terms per piece of work.
+  static Knobs<CpuKnobs> KnobsOf(const Target& target) { return CpuChunkKnobs(target, {1024, 16384, 262144}, 16384); }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return KnobsOf(target).Space(); }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 1));
-    const int64_t chunk = std::max<int64_t>(c.GetInt("chunk", 16384), 1);
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, KnobsOf(target).Parse(c));
+    const int threads = knobs.threads;
+    const int64_t chunk = std::max<int64_t>(knobs.chunk, 1);
     return MakePrepared(0, [base = MakeProblem(w), threads, chunk](const PreparedArgs& a) {
       return Reduce(Bind(base, a), threads, chunk);
     });

@@ -8,6 +8,7 @@
 #include "ops/reduce/reduce_cuda.h"
 #include "ops/reduce/reduce_def.h"
 #include "ops/reduce/reduce_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::reduce {
@@ -24,12 +25,25 @@ Problem Bind(Problem p, const PreparedArgs& a) {
 
 gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 
-int Int(const Config& c, const char* name, int fallback) { return static_cast<int>(c.GetInt(name, fallback)); }
-
 std::vector<int64_t> Powers(int64_t from, int64_t to) {
   std::vector<int64_t> v;
   for (int64_t x = from; x <= to; x *= 2) v.push_back(x);
   return v;
+}
+
+// The column kernels' thread block (block_x outputs by block_y terms), vector width and
+// split, declared into a knob struct with those fields.
+template <typename T>
+void DeclareColumns(Knobs<T>& knobs, std::vector<int64_t> block_x, std::vector<int64_t> block_y,
+                    std::vector<int64_t> split) {
+  knobs.Int("block_x", &T::block_x, std::move(block_x))
+      .Int("block_y", &T::block_y, std::move(block_y))
+      .Int("vector", &T::vector, {1, 2, 4})
+      .Int("split", &T::split, std::move(split))
+      .Constrain("64 <= block_x * block_y <= 1024", [](const T& c) {
+        const int64_t threads = int64_t(c.block_x) * c.block_y;
+        return threads >= 64 && threads <= 1024;
+      });
 }
 
 // The float kernels' inputs (integers go to reduce_cuda_integer).
@@ -54,19 +68,32 @@ class ReduceGpu : public Implementation {
  public:
   std::string_view op() const override { return "reduce"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    return MakePrepared(WorkspaceBytes(w, config),
-                        [this, p = MakeProblem(w), launch = MakeLauncher(w, config)](const PreparedArgs& a) {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(Launch launch, MakeLauncher(w, config, target));
+    return MakePrepared(launch.workspace_bytes,
+                        [this, p = MakeProblem(w), launch = std::move(launch.call)](const PreparedArgs& a) {
                           return gpu::ToStatus(launch(Bind(p, a), a), "launch", name());
                         });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  protected:
-  // Launches the kernels for the bound problem.
+  // Launches the kernels for the bound problem, with the workspace they need.
   using Launcher = std::function<gpuError_t(const Problem& p, const PreparedArgs& a)>;
-  // This implementation's launch with `config`'s knobs read.
-  virtual Launcher MakeLauncher(const Workload& w, const Config& config) const = 0;
+  struct Launch {
+    Launcher call;
+    size_t workspace_bytes = 0;
+  };
+  // This implementation's launch with `config`'s knobs parsed (an error for a config its
+  // knobs do not declare).
+  virtual StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target& target) const = 0;
+  // The workspace of `config` for `w`, through the same parse; 0 for a config that does
+  // not parse (Prepare reports it).
+  size_t WorkspaceOf(const Workload& w, const Config& config) const {
+    StatusOr<Launch> launch = MakeLauncher(w, config, Target{});
+    return launch.ok() ? launch->workspace_bytes : 0;
+  }
 };
 
 class ReduceCudaRows : public ReduceGpu {
@@ -81,34 +108,11 @@ class ReduceCudaRows : public ReduceGpu {
     }
     return FitsOwnKernels(p);
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const Problem p = MakeProblem(w);
-    const int64_t outputs = p.outputs;
-    const int64_t length = std::max<int64_t>(p.length, 1);
-    return ConfigSpace()
-        .AddInts("group", {4, 8, 16, 32, 64, 128, 256, 512, 1024})
-        .AddInts("block", {128, 256, 512})
-        .AddInts("vector", {1, 2, 4, 8})
-        .AddInts("split", Powers(1, 2048))
-        .Constrain("block is the group when group > 32",
-                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; })
-        .Constrain("vector elements stay inside rows, aligned, <= 16 bytes",
-                   [p](const Config& c) { return k::RowsVectorFits(p, Int(c, "vector", 1)); })
-        .Constrain("every split part has a load per thread",
-                   [length](const Config& c) {
-                     return c.GetInt("split", 1) == 1 ||
-                            c.GetInt("split", 1) * c.GetInt("group", 1) * c.GetInt("vector", 1) <= length;
-                   })
-        .Constrain("outputs * split < 2^31",
-                   [outputs](const Config& c) { return outputs * c.GetInt("split", 1) < k::kMaxExtent; });
-  }
-  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
-  }
-  Launcher MakeLauncher(const Workload&, const Config& config) const override {
-    const k::RowsConfig c{Int(config, "group", 32), Int(config, "block", 256), Int(config, "vector", 1),
-                          Int(config, "split", 1)};
-    return [c](const Problem& bound, const PreparedArgs& a) {
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override { return WorkspaceOf(w, c); }
+  StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::RowsConfig c, KnobsOf(w).Parse(config));
+    return Launch{[c](const Problem& bound, const PreparedArgs& a) {
       Problem p = bound;
       if (!p.rows) {  // one term per output: a row of length 1
         p.rows = true;
@@ -118,7 +122,29 @@ class ReduceCudaRows : public ReduceGpu {
         p.reduced_strides[0] = 1;
       }
       return k::LaunchRows(p, c, a.workspace, StreamOf(a));
-    };
+    }, k::SplitWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+
+ private:
+  // `group` threads per row (a block when group > 32), `vector` elements per load,
+  // `split` parts per row combined in order.
+  static Knobs<k::RowsConfig> KnobsOf(const Workload& w) {
+    using C = k::RowsConfig;
+    const Problem p = MakeProblem(w);
+    const int64_t outputs = p.outputs;
+    const int64_t length = std::max<int64_t>(p.length, 1);
+    Knobs<C> knobs;
+    knobs.Int("group", &C::group, {4, 8, 16, 32, 64, 128, 256, 512, 1024})
+        .Int("block", &C::block, {128, 256, 512})
+        .Int("vector", &C::vector, {1, 2, 4, 8})
+        .Int("split", &C::split, Powers(1, 2048))
+        .Constrain("block is the group when group > 32", [](const C& c) { return c.group <= 32 || c.block == 256; })
+        .Constrain("vector elements stay inside rows, aligned, <= 16 bytes",
+                   [p](const C& c) { return k::RowsVectorFits(p, c.vector); })
+        .Constrain("every split part has a load per thread",
+                   [length](const C& c) { return c.split == 1 || int64_t(c.split) * c.group * c.vector <= length; })
+        .Constrain("outputs * split < 2^31", [outputs](const C& c) { return outputs * c.split < k::kMaxExtent; });
+    return knobs;
   }
 };
 
@@ -132,33 +158,28 @@ class ReduceCudaColumns : public ReduceGpu {
     OPSCHED_RETURN_IF_ERROR(FloatInput(p));
     return FitsOwnKernels(p);
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override { return WorkspaceOf(w, c); }
+  StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::ColumnsConfig c, KnobsOf(w).Parse(config));
+    return Launch{[c](const Problem& p, const PreparedArgs& a) { return k::LaunchColumns(p, c, a.workspace, StreamOf(a)); },
+                  k::SplitWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+
+ private:
+  // block_x threads over neighbouring outputs (`vector` each), block_y over terms,
+  // `split` parts combined in order.
+  static Knobs<k::ColumnsConfig> KnobsOf(const Workload& w) {
+    using C = k::ColumnsConfig;
     const Problem p = MakeProblem(w);
     const int64_t length = std::max<int64_t>(p.length, 1);
-    return ConfigSpace()
-        .AddInts("block_x", {8, 16, 32, 64, 128, 256})
-        .AddInts("block_y", {1, 2, 4, 8, 16, 32})
-        .AddInts("vector", {1, 2, 4})
-        .AddInts("split", Powers(1, 1024))
-        .Constrain("64 <= block_x * block_y <= 1024",
-                   [](const Config& c) {
-                     const int64_t t = c.GetInt("block_x", 0) * c.GetInt("block_y", 0);
-                     return t >= 64 && t <= 1024;
-                   })
-        .Constrain("vector outputs stay inside the contiguous run, aligned",
-                   [p](const Config& c) { return k::ColumnsVectorFits(p, Int(c, "vector", 1)); })
+    Knobs<C> knobs;
+    DeclareColumns(knobs, {8, 16, 32, 64, 128, 256}, {1, 2, 4, 8, 16, 32}, Powers(1, 1024));
+    knobs.Constrain("vector outputs stay inside the contiguous run, aligned",
+                    [p](const C& c) { return k::ColumnsVectorFits(p, c.vector); })
         .Constrain("every split part has a term per thread row",
-                   [length](const Config& c) {
-                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("block_y", 1) <= length;
-                   });
-  }
-  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return k::SplitWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
-  }
-  Launcher MakeLauncher(const Workload&, const Config& config) const override {
-    const k::ColumnsConfig c{Int(config, "block_x", 32), Int(config, "block_y", 8), Int(config, "vector", 1),
-                             Int(config, "split", 1)};
-    return [c](const Problem& p, const PreparedArgs& a) { return k::LaunchColumns(p, c, a.workspace, StreamOf(a)); };
+                   [length](const C& c) { return c.split == 1 || int64_t(c.split) * c.block_y <= length; });
+    return knobs;
   }
 };
 
@@ -176,36 +197,38 @@ class ReduceCudaStaged : public ReduceGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override { return WorkspaceOf(w, c); }
+  StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const StagedKnobs c, KnobsOf(w).Parse(config));
+    const k::ColumnsConfig first{c.block_x, c.block_y, c.vector, c.split};
+    return Launch{[first, group = c.group](const Problem& p, const PreparedArgs& a) {
+                    return k::LaunchStaged(p, first, group, a.workspace, StreamOf(a));
+                  },
+                  k::StagedWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+
+ private:
+  // The first stage as reduce_cuda_columns over the contiguous runs, then `group` threads
+  // per output over its runs' partials.
+  struct StagedKnobs {
+    int block_x = 32;
+    int block_y = 8;
+    int vector = 4;
+    int split = 1;
+    int group = 16;
+  };
+  static Knobs<StagedKnobs> KnobsOf(const Workload& w) {
     const Problem p = MakeProblem(w);
     const int64_t runs = p.row > 0 ? p.length / p.row : 0;
-    return ConfigSpace()
-        .AddInts("block_x", {32, 64, 128, 256})
-        .AddInts("block_y", {1, 2, 4, 8})
-        .AddInts("vector", {1, 2, 4})
-        .AddInts("split", Powers(1, 64))
-        .AddInts("group", {4, 8, 16, 32})
-        .Constrain("64 <= block_x * block_y <= 1024",
-                   [](const Config& c) {
-                     const int64_t t = c.GetInt("block_x", 0) * c.GetInt("block_y", 0);
-                     return t >= 64 && t <= 1024;
-                   })
+    Knobs<StagedKnobs> knobs;
+    DeclareColumns(knobs, {32, 64, 128, 256}, {1, 2, 4, 8}, Powers(1, 64));
+    knobs.Int("group", &StagedKnobs::group, {4, 8, 16, 32})
         .Constrain("vector loads stay inside the first stage's contiguous outputs, aligned",
-                   [p](const Config& c) { return k::StagedVectorFits(p, Int(c, "vector", 1)); })
+                   [p](const StagedKnobs& c) { return k::StagedVectorFits(p, c.vector); })
         .Constrain("every split part has a run per thread row",
-                   [runs](const Config& c) {
-                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("block_y", 1) <= runs;
-                   });
-  }
-  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return k::StagedWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
-  }
-  Launcher MakeLauncher(const Workload&, const Config& config) const override {
-    const k::ColumnsConfig first{Int(config, "block_x", 32), Int(config, "block_y", 8), Int(config, "vector", 1),
-                                 Int(config, "split", 1)};
-    return [first, group = Int(config, "group", 16)](const Problem& p, const PreparedArgs& a) {
-      return k::LaunchStaged(p, first, group, a.workspace, StreamOf(a));
-    };
+                   [runs](const StagedKnobs& c) { return c.split == 1 || int64_t(c.split) * c.block_y <= runs; });
+    return knobs;
   }
 };
 
@@ -232,14 +255,16 @@ class ReduceCub : public ReduceGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  ConfigSpace Space(const Workload&, const Target&) const override { return Knobs<NoKnobs>().Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::CubWorkspaceBytes(MakeProblem(w), segmented_);
   }
-  Launcher MakeLauncher(const Workload&, const Config&) const override {
-    return [segmented = segmented_](const Problem& p, const PreparedArgs& a) {
-      return k::LaunchCub(p, segmented, a.workspace, a.workspace_bytes, StreamOf(a));
-    };
+  StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_RETURN_IF_ERROR(Knobs<NoKnobs>().Parse(config).status());
+    return Launch{[segmented = segmented_](const Problem& p, const PreparedArgs& a) {
+                    return k::LaunchCub(p, segmented, a.workspace, a.workspace_bytes, StreamOf(a));
+                  },
+                  k::CubWorkspaceBytes(MakeProblem(w), segmented_)};
   }
 
  private:
@@ -256,7 +281,18 @@ class ReduceCudaInteger : public ReduceGpu {
     if (!IsIntegerElement(p.in_type)) return absl::InvalidArgumentError("serves i32 and i64");
     return FitsOwnKernels(p);
   }
-  ConfigSpace Space(const Workload& w, const Target& t) const override {
+  ConfigSpace Space(const Workload& w, const Target& t) const override { return KnobsOf(w, t).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config& c) const override { return WorkspaceOf(w, c); }
+  StatusOr<Launch> MakeLauncher(const Workload& w, const Config& config, const Target& t) const override {
+    OPSCHED_ASSIGN_OR_RETURN(k::IntegerConfig c, KnobsOf(w, t).Parse(config));
+    if (c.group > 32) c.block = c.group;
+    return Launch{[c](const Problem& p, const PreparedArgs& a) { return k::LaunchInteger(p, c, a.workspace, StreamOf(a)); },
+                  k::IntegerWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+
+ private:
+  static Knobs<k::IntegerConfig> KnobsOf(const Workload& w, const Target& t) {
+    using C = k::IntegerConfig;
     const Problem p = MakeProblem(w);
     const int64_t length = std::max<int64_t>(p.length, 1);
     const int64_t outputs = std::max<int64_t>(p.outputs, 1);
@@ -268,32 +304,17 @@ class ReduceCudaInteger : public ReduceGpu {
     int64_t split = 1;
     const int64_t want_threads = int64_t(std::max(t.sm_count, 1)) * 2048;
     while (split < 1024 && outputs * group * split < want_threads && length / (group * split * 2) >= 16) split *= 2;
-    return ConfigSpace()
-        .AddInts("group", {1, 4, 8, 32, 256, 1024}, group)
-        .AddInts("block", {128, 256, 512}, 256)
-        .AddInts("columns", {0, 1}, columns ? 1 : 0)
-        .AddInts("split", Powers(1, 1024), split)
-        .Constrain("block is the group when group > 32",
-                   [](const Config& c) { return c.GetInt("group", 0) <= 32 || c.GetInt("block", 0) == 256; })
-        .Constrain("columns: several outputs per block, group <= 32",
-                   [](const Config& c) { return c.GetInt("columns", 0) == 0 || c.GetInt("group", 0) <= 32; })
+    Knobs<C> knobs(C{static_cast<int>(group), 256, columns, static_cast<int>(split)});
+    knobs.Int("group", &C::group, {1, 4, 8, 32, 256, 1024})
+        .Int("block", &C::block, {128, 256, 512})
+        .Int("columns", &C::columns, {0, 1})
+        .Int("split", &C::split, Powers(1, 1024))
+        .Constrain("block is the group when group > 32", [](const C& c) { return c.group <= 32 || c.block == 256; })
+        .Constrain("columns: several outputs per block, group <= 32", [](const C& c) { return !c.columns || c.group <= 32; })
         .Constrain("every split part has a term per thread",
-                   [length](const Config& c) {
-                     return c.GetInt("split", 1) == 1 || c.GetInt("split", 1) * c.GetInt("group", 1) <= length;
-                   })
-        .Constrain("outputs * split < 2^31",
-                   [outputs](const Config& c) { return outputs * c.GetInt("split", 1) < k::kMaxExtent; });
-  }
-  size_t WorkspaceBytes(const Workload& w, const Config& c) const override {
-    return k::IntegerWorkspaceBytes(MakeProblem(w), Int(c, "split", 1));
-  }
-  Launcher MakeLauncher(const Workload&, const Config& config) const override {
-    k::IntegerConfig c;
-    c.group = Int(config, "group", 32);
-    c.block = c.group > 32 ? c.group : Int(config, "block", 256);
-    c.columns = Int(config, "columns", 0) != 0;
-    c.split = Int(config, "split", 1);
-    return [c](const Problem& p, const PreparedArgs& a) { return k::LaunchInteger(p, c, a.workspace, StreamOf(a)); };
+                   [length](const C& c) { return c.split == 1 || int64_t(c.split) * c.group <= length; })
+        .Constrain("outputs * split < 2^31", [outputs](const C& c) { return outputs * c.split < k::kMaxExtent; });
+    return knobs;
   }
 };
 

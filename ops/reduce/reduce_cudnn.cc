@@ -10,6 +10,7 @@
 #include "extern/cudnn/cudnn_handle.h"
 #include "ops/reduce/reduce_def.h"
 #include "ops/reduce/reduce_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -108,7 +109,7 @@ class ReduceCudnn : public Implementation {
     if (x.numel() >= (int64_t(1) << 31)) return absl::InvalidArgumentError("needs fewer than 2^31 elements");
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  ConfigSpace Space(const Workload&, const Target&) const override { return Knobs<NoKnobs>().Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     Descriptors d;
     if (!d.Init(w).ok()) return 0;  // Prepare reports the error
@@ -116,7 +117,8 @@ class ReduceCudnn : public Implementation {
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
   // Prepare makes the descriptors and sizes the workspace; Run binds the tensors.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_RETURN_IF_ERROR(Knobs<NoKnobs>().Parse(config).status());
     auto d = std::make_shared<Descriptors>();
     OPSCHED_RETURN_IF_ERROR(d->Init(w));
     OPSCHED_ASSIGN_OR_RETURN(const size_t needed, WorkspaceOf(*d));

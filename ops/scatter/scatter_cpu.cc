@@ -11,6 +11,7 @@
 #include "ops/scatter/scatter_cpu_kernels.h"
 #include "ops/scatter/scatter_def.h"
 #include "ops/scatter/scatter_register.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::scatter {
@@ -39,9 +40,10 @@ class ScatterCpuBase : public Implementation {
 class ScatterCpuSequential : public ScatterCpuBase {
  public:
   std::string_view name() const override { return "scatter_cpu_sequential"; }
-  ConfigSpace Space(const Workload&, const Target&) const override { return ConfigSpace(); }
+  ConfigSpace Space(const Workload&, const Target&) const override { return Knobs<NoKnobs>().Space(); }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config&, const Target&) const override {
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
+    OPSCHED_RETURN_IF_ERROR(Knobs<NoKnobs>().Parse(c).status());
     return MakePrepared(0, [w, base = MakeParams(w)](const PreparedArgs& a) { return Scatter(w, Bind(base, a)); });
   }
 
@@ -82,18 +84,18 @@ class ScatterCpuSequential : public ScatterCpuBase {
 
 class ScatterCpuParallel : public ScatterCpuBase {
  public:
+  // `chunk`: updates per piece of work.
+  static Knobs<CpuKnobs> KnobsOf(const Target& target) { return CpuChunkKnobs(target, {1, 16, 256, 4096}, 256); }
+
   std::string_view name() const override { return "scatter_cpu_parallel"; }
 
-  ConfigSpace Space(const Workload&, const Target& target) const override {
-    std::vector<int64_t> threads;
-    for (int64_t t = 1; t <= std::max(1, target.sm_count); t *= 2) threads.push_back(t);
-    return ConfigSpace().AddInts("threads", threads).AddInts("chunk", {1, 16, 256, 4096});
-  }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return KnobsOf(target).Space(); }
 
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target&) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 1));
-    const int64_t chunk = std::max<int64_t>(c.GetInt("chunk", 256), 1);
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& c, const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, KnobsOf(target).Parse(c));
+    const int threads = knobs.threads;
+    const int64_t chunk = std::max<int64_t>(knobs.chunk, 1);
     return MakePrepared(0, [w, base = MakeParams(w), threads, chunk](const PreparedArgs& a) {
       return Scatter(w, Bind(base, a), threads, chunk);
     });

@@ -8,6 +8,7 @@
 #include "ops/scatter/scatter_cuda.h"
 #include "ops/scatter/scatter_def.h"
 #include "ops/scatter/scatter_register.h"
+#include "registry/knobs.h"
 #include "registry/registry.h"
 
 namespace opsched::scatter {
@@ -27,8 +28,14 @@ Params Bind(Params p, const PreparedArgs& a) {
 
 gpuStream_t StreamOf(const PreparedArgs& a) { return static_cast<gpuStream_t>(a.stream.native()); }
 
-k::CopyConfig CopyConfigOf(const Config& c) {
-  return k::CopyConfig{static_cast<int>(c.GetInt("copy_block", 256)), static_cast<int>(c.GetInt("copy_vector", 16))};
+// The copy of data into out (out of place) that several scatters start with: its knobs.
+template <typename T>
+void DeclareCopy(Knobs<T>& knobs, std::vector<int64_t> blocks, std::vector<int64_t> vectors) {
+  knobs.Int("copy_block", &T::copy_block, std::move(blocks)).Int("copy_vector", &T::copy_vector, std::move(vectors));
+}
+template <typename T>
+k::CopyConfig CopyConfigOf(const T& knobs) {
+  return k::CopyConfig{knobs.copy_block, knobs.copy_vector};
 }
 
 bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax; }
@@ -52,8 +59,9 @@ class ScatterGpu : public Implementation {
   bool ReportsDeviceErrors() const override { return true; }
   Status Applicable(const Workload&, const Target&) const override { return absl::OkStatus(); }
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(Launcher launch, MakeLauncher(w, config));
     return MakePrepared(WorkspaceBytes(w, config),
-                        [this, p = MakeParams(w), launch = MakeLauncher(w, config)](const PreparedArgs& a) {
+                        [this, p = MakeParams(w), launch = std::move(launch)](const PreparedArgs& a) {
                           return gpu::ToStatus(launch(Bind(p, a), a), "launch", name());
                         });
   }
@@ -62,8 +70,9 @@ class ScatterGpu : public Implementation {
  protected:
   // Launches the kernels for the bound params.
   using Launcher = std::function<gpuError_t(const Params& p, const PreparedArgs& a)>;
-  // This implementation's launch with `config`'s knobs read.
-  virtual Launcher MakeLauncher(const Workload& w, const Config& config) const = 0;
+  // This implementation's launch with `config`'s knobs parsed (an error for a config
+  // its knobs do not declare).
+  virtual StatusOr<Launcher> MakeLauncher(const Workload& w, const Config& config) const = 0;
 };
 
 class ScatterCudaSequential : public ScatterGpu {
@@ -78,19 +87,28 @@ class ScatterCudaSequential : public ScatterGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace().AddInts("threads", {32, 128, 512}).AddInts("fused_copy", {1, 0});
-  }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    const bool fused = c.GetInt("fused_copy", 1) != 0;
-    const int threads = static_cast<int>(c.GetInt("threads", 32));
-    return [fused, threads](const Params& p, const PreparedArgs& a) {
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
+  StatusOr<Launcher> MakeLauncher(const Workload&, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const SequentialKnobs knobs, KnobsOf().Parse(c));
+    return Launcher([fused = knobs.fused_copy, threads = knobs.threads](const Params& p, const PreparedArgs& a) {
       if (!fused && !p.in_place) {
         const gpuError_t copied = k::LaunchCopy(p, k::CopyConfig{}, StreamOf(a));
         if (copied != gpuSuccess) return copied;
       }
       return k::LaunchSequential(p, fused, threads, a.error_slot, StreamOf(a));
-    };
+    });
+  }
+
+ private:
+  // One thread applies the updates in order (`threads` share the fused copy).
+  struct SequentialKnobs {
+    int threads = 32;
+    bool fused_copy = true;  // the copy of data into out in the same kernel
+  };
+  static Knobs<SequentialKnobs> KnobsOf() {
+    Knobs<SequentialKnobs> knobs;
+    knobs.Int("threads", &SequentialKnobs::threads, {32, 128, 512}).Int("fused_copy", &SequentialKnobs::fused_copy, {1, 0});
+    return knobs;
   }
 };
 
@@ -102,23 +120,32 @@ class ScatterCudaParallel : public ScatterGpu {
     // targets keep an arbitrary one of their updates.
     return {.deterministic = false, .in_place = true};
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    ConfigSpace space = ConfigSpace()
-                            .AddInts("block", {64, 128, 256, 512, 1024}, 256)
-                            .AddInts("items", {1, 2, 4, 8}, 4)
-                            .AddInts("copy_block", {128, 256, 512, 1024}, 256)
-                            .AddInts("copy_vector", {4, 8, 16}, 16);
-    // Paired half2/bfloat162 atomics where f16/bf16 adds can take them.
-    if (k::PairsFit(MakeParams(w))) space.AddInts("pairs", {0, 1}, 1);
-    return space;
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256)),
-            items = static_cast<int>(c.GetInt("items", 4)),
-            pairs = c.GetInt("pairs", 0) != 0](const Params& p, const PreparedArgs& a) {
-      return k::LaunchParallel(p, copy, block, items, pairs, a.workspace, a.error_slot, StreamOf(a));
-    };
+  StatusOr<Launcher> MakeLauncher(const Workload& w, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const ParallelKnobs knobs, KnobsOf(w).Parse(c));
+    return Launcher([copy = CopyConfigOf(knobs), knobs](const Params& p, const PreparedArgs& a) {
+      return k::LaunchParallel(p, copy, knobs.block, knobs.items, knobs.pairs, a.workspace, a.error_slot, StreamOf(a));
+    });
+  }
+
+ private:
+  struct ParallelKnobs {
+    int block = 256;
+    int items = 4;  // updates per thread
+    int copy_block = 256;
+    int copy_vector = 16;
+    bool pairs = false;  // paired half2/bfloat162 atomics
+  };
+  // `pairs` is a knob (preferred on) only where f16/bf16 adds can take paired atomics.
+  static Knobs<ParallelKnobs> KnobsOf(const Workload& w) {
+    ParallelKnobs defaults;
+    defaults.pairs = k::PairsFit(MakeParams(w));
+    Knobs<ParallelKnobs> knobs(defaults);
+    knobs.Int("block", &ParallelKnobs::block, {64, 128, 256, 512, 1024}).Int("items", &ParallelKnobs::items, {1, 2, 4, 8});
+    DeclareCopy(knobs, {128, 256, 512, 1024}, {4, 8, 16});
+    if (defaults.pairs) knobs.Int("pairs", &ParallelKnobs::pairs, {0, 1});
+    return knobs;
   }
 };
 
@@ -128,17 +155,28 @@ class ScatterCudaSorted : public ScatterGpu {
   ImplementationTraits traits() const override {
     return {.deterministic = true, .vendor_library = true, .in_place = true};
   }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace().AddInts("block", {128, 256, 512}).AddInts("copy_block", {256, 1024}).AddInts("copy_vector", {16});
-  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::SortedWorkspaceBytes(MakeParams(w));
   }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    return [copy = CopyConfigOf(c), block = static_cast<int>(c.GetInt("block", 256))](const Params& p,
-                                                                                      const PreparedArgs& a) {
+  StatusOr<Launcher> MakeLauncher(const Workload&, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const SortedKnobs knobs, KnobsOf().Parse(c));
+    return Launcher([copy = CopyConfigOf(knobs), block = knobs.block](const Params& p, const PreparedArgs& a) {
       return k::LaunchSorted(p, copy, block, a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a));
-    };
+    });
+  }
+
+ private:
+  struct SortedKnobs {
+    int block = 256;
+    int copy_block = 256;
+    int copy_vector = 16;
+  };
+  static Knobs<SortedKnobs> KnobsOf() {
+    Knobs<SortedKnobs> knobs;
+    knobs.Int("block", &SortedKnobs::block, {128, 256, 512});
+    DeclareCopy(knobs, {256, 1024}, {16});
+    return knobs;
   }
 };
 
@@ -170,26 +208,32 @@ class ScatterCudaPrivatized : public ScatterGpu {
     if (p.n >= (int64_t(1) << 32) - 1) return absl::InvalidArgumentError("positions must fit 32 bits");
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
-    const int64_t shared = static_cast<int64_t>(k::PrivatizedSharedBytes(MakeParams(w)));
-    return ConfigSpace()
-        .AddInts("block", {256, 512, 1024})
-        .AddInts("blocks_per_sm", {1, 2, 4, 8})
-        .Constrain("blocks_per_sm * shared bytes <= 224 KiB",
-                   [shared](const Config& c) { return c.GetInt("blocks_per_sm", 1) * shared <= 224 * 1024; });
-  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::PrivatizedWorkspaceBytes(MakeParams(w));
   }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    return [block = static_cast<int>(c.GetInt("block", 256)),
-            blocks_per_sm = static_cast<int>(c.GetInt("blocks_per_sm", 2))](const Params& p, const PreparedArgs& a) {
-      return k::LaunchPrivatized(p, block, blocks_per_sm, gpu::MultiprocessorCount(a.stream.device()), a.workspace,
-                                 a.error_slot, StreamOf(a));
-    };
+  StatusOr<Launcher> MakeLauncher(const Workload& w, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const PrivatizedKnobs knobs, KnobsOf(w).Parse(c));
+    return Launcher([knobs](const Params& p, const PreparedArgs& a) {
+      return k::LaunchPrivatized(p, knobs.block, knobs.blocks_per_sm, gpu::MultiprocessorCount(a.stream.device()),
+                                 a.workspace, a.error_slot, StreamOf(a));
+    });
   }
 
  private:
+  struct PrivatizedKnobs {
+    int block = 512;
+    int blocks_per_sm = 2;  // resident blocks, each with its own shared copy of out
+  };
+  static Knobs<PrivatizedKnobs> KnobsOf(const Workload& w) {
+    const int64_t shared = static_cast<int64_t>(k::PrivatizedSharedBytes(MakeParams(w)));
+    Knobs<PrivatizedKnobs> knobs;
+    knobs.Int("block", &PrivatizedKnobs::block, {256, 512, 1024})
+        .Int("blocks_per_sm", &PrivatizedKnobs::blocks_per_sm, {1, 2, 4, 8})
+        .Constrain("blocks_per_sm * shared bytes <= 224 KiB",
+                   [shared](const PrivatizedKnobs& k) { return k.blocks_per_sm * shared <= 224 * 1024; });
+    return knobs;
+  }
   bool deterministic_;
 };
 
@@ -217,7 +261,23 @@ class ScatterCudaSlice : public ScatterGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override {
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
+  StatusOr<Launcher> MakeLauncher(const Workload& w, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const SliceKnobs knobs, KnobsOf(w).Parse(c));
+    const k::SliceConfig config{knobs.columns, knobs.threads > 0 ? knobs.threads : 32, knobs.threads == 0,
+                                !deterministic_};
+    return Launcher([config](const Params& p, const PreparedArgs& a) {
+      return k::LaunchSlice(p, config, a.workspace, a.error_slot, StreamOf(a));
+    });
+  }
+
+ private:
+  struct SliceKnobs {
+    int columns = 32;  // whole slices along the axis in a block's shared tile
+    int threads = 0;   // 0: one thread per column, applying its updates in order
+  };
+  Knobs<SliceKnobs> KnobsOf(const Workload& w) const {
     const Params p = MakeParams(w);
     const bool any_winner = !deterministic_;
     std::vector<int64_t> columns;
@@ -233,26 +293,17 @@ class ScatterCudaSlice : public ScatterGpu {
     std::vector<int64_t> threads = deterministic_ ? std::vector<int64_t>{0, 128, 256, 512, 1024}
                                                   : std::vector<int64_t>{128, 256, 512, 1024};
     const bool shared_ok = !deterministic_ || Deterministic(p.reduction);
-    return ConfigSpace()
-        .AddInts("columns", columns)
-        .AddInts("threads", threads)
-        .Constrain("in order: 32 <= columns <= 1024 threads", [](const Config& c) {
-          return c.GetInt("threads", 0) != 0 || (c.GetInt("columns", 0) >= 32 && c.GetInt("columns", 0) <= 1024);
-        })
+    SliceKnobs defaults;
+    defaults.threads = deterministic_ ? 0 : 256;
+    Knobs<SliceKnobs> knobs(defaults);
+    knobs.Int("columns", &SliceKnobs::columns, columns)
+        .Int("threads", &SliceKnobs::threads, threads)
+        .Constrain("in order: 32 <= columns <= 1024 threads",
+                   [](const SliceKnobs& k) { return k.threads != 0 || (k.columns >= 32 && k.columns <= 1024); })
         .Constrain("shared updates only where the result does not depend on their order",
-                   [shared_ok](const Config& c) { return c.GetInt("threads", 0) == 0 || shared_ok; });
+                   [shared_ok](const SliceKnobs& k) { return k.threads == 0 || shared_ok; });
+    return knobs;
   }
-  size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    const int threads = static_cast<int>(c.GetInt("threads", 0));
-    const k::SliceConfig config{static_cast<int>(c.GetInt("columns", 32)), threads > 0 ? threads : 32, threads == 0,
-                                !deterministic_};
-    return [config](const Params& p, const PreparedArgs& a) {
-      return k::LaunchSlice(p, config, a.workspace, a.error_slot, StreamOf(a));
-    };
-  }
-
- private:
   bool deterministic_;
 };
 
@@ -270,21 +321,31 @@ class ScatterCudaBucketed : public ScatterGpu {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload&, const Target&) const override {
-    return ConfigSpace()
-        .AddInts("bucket_bits", {2, 3, 4, 5, 6, 8})
-        .AddInts("block", {256, 512, 1024})
-        .AddInts("copy_block", {256, 1024})
-        .AddInts("copy_vector", {16});
-  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config&) const override {
     return k::BucketedWorkspaceBytes(MakeParams(w));
   }
-  Launcher MakeLauncher(const Workload&, const Config& c) const override {
-    return [copy = CopyConfigOf(c), bits = static_cast<int>(c.GetInt("bucket_bits", 4)),
-            block = static_cast<int>(c.GetInt("block", 256))](const Params& p, const PreparedArgs& a) {
-      return k::LaunchBucketed(p, copy, bits, block, a.workspace, a.workspace_bytes, a.error_slot, StreamOf(a));
-    };
+  StatusOr<Launcher> MakeLauncher(const Workload&, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const BucketedKnobs knobs, KnobsOf().Parse(c));
+    return Launcher([copy = CopyConfigOf(knobs), knobs](const Params& p, const PreparedArgs& a) {
+      return k::LaunchBucketed(p, copy, knobs.bucket_bits, knobs.block, a.workspace, a.workspace_bytes, a.error_slot,
+                               StreamOf(a));
+    });
+  }
+
+ private:
+  struct BucketedKnobs {
+    int bucket_bits = 4;  // targets bucketed by their top bits
+    int block = 256;
+    int copy_block = 256;
+    int copy_vector = 16;
+  };
+  static Knobs<BucketedKnobs> KnobsOf() {
+    Knobs<BucketedKnobs> knobs;
+    knobs.Int("bucket_bits", &BucketedKnobs::bucket_bits, {2, 3, 4, 5, 6, 8})
+        .Int("block", &BucketedKnobs::block, {256, 512, 1024});
+    DeclareCopy(knobs, {256, 1024}, {16});
+    return knobs;
   }
 };
 
