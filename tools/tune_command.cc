@@ -107,6 +107,8 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   tune->add_option("--memory-budget", options->memory_budget, "Workspace bytes a candidate may use (0: none)")
       ->capture_default_str();
+  tune->add_option("--implementations", options->implementations,
+                   "Tune only these implementations (default: every one that applies)");
   tune->add_option("--early-stop", options->early_stop, "Stop a workload after K trials without improvement (0: off)")
       ->capture_default_str();
   tune->add_option("--cutoff", options->cutoff_factor,
@@ -142,6 +144,13 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.progress = !flags->no_progress;
+    for (const std::string& name : o.implementations) {
+      if (Registry::Global().FindImplementation(name) == nullptr) {
+        fmt::print(stderr, "opsched tune: --implementations: no implementation '{}' (opsched ops lists them)\n", name);
+        *exit_code = 2;
+        return;
+      }
+    }
     if (flags->timeout_s <= flags->min_time_ms / 1000) {
       fmt::print(stderr, "opsched tune: --timeout {} s is shorter than --min-time-ms {} ms of "
                          "measurement; every candidate would time out\n",

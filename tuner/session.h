@@ -28,6 +28,9 @@ struct TuneOptions {
   int trials = 64;             // per workload, counting those resumed from the log
   double time_budget_s = 0;    // whole session; 0: none
   int64_t memory_budget = 0;   // bytes of workspace a candidate may use; 0: none
+  // Tune only these implementations (a new kernel, a library upgrade); empty: every one
+  // that applies. The records of the others stay, and serving takes the best of all.
+  std::vector<std::string> implementations;
   int early_stop = 0;          // stop a workload after this many trials without improvement; 0: off
   // A candidate whose first warm-up (or a timed round) is this many times slower than the
   // workload's best so far is cut short after one timed repetition (MeasureOptions::cutoff_us);

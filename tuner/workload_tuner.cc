@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -50,9 +51,10 @@ std::vector<TransferExample> TransferExamples(const records::Database& db, const
 }
 
 CandidateSet EnumerateCandidates(const Registry& registry, const Workload& w, const Target& target,
-                                 int64_t memory_budget) {
+                                 int64_t memory_budget, const std::vector<std::string>& only) {
   CandidateSet set;
   for (const Implementation* impl : registry.ImplementationsOf(w.op())) {
+    if (!only.empty() && std::find(only.begin(), only.end(), impl->name()) == only.end()) continue;
     if (impl->device_kind() != target.kind || !impl->Applicable(w, target).ok()) continue;
     for (Config& config : impl->Space(w, target).Enumerate()) {
       const int64_t bytes = static_cast<int64_t>(impl->WorkspaceBytes(w, config));
@@ -82,13 +84,15 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
   const Workload& w = entry.workload;
   result.workload = w.ToString();
   const auto workload_start = Clock::now();
-  CandidateSet set = EnumerateCandidates(*ctx.registry, w, ctx.target, options.memory_budget);
+  CandidateSet set = EnumerateCandidates(*ctx.registry, w, ctx.target, options.memory_budget, options.implementations);
   const std::vector<Candidate>& candidates = set.candidates;
   result.over_budget = set.over_budget;
   result.candidates = static_cast<int>(candidates.size());
   if (candidates.empty()) {
     result.error = result.over_budget > 0 ? "every candidate exceeds the memory budget"
-                                          : "no implementation applies on this target";
+                                          : options.implementations.empty()
+                                              ? "no implementation applies on this target"
+                                              : "none of --implementations applies on this target";
     progress->StartWorkload(ctx.lane, index, result.workload, 0);
     progress->FinishWorkload(ctx.lane, fmt::format("{}: {}", result.workload, result.error));
     return result;

@@ -43,13 +43,14 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
 
 // Every legal (implementation, config) of a canonical workload on `target`, with the
 // workspace each needs; those over `memory_budget` (> 0) are counted in *over_budget.
+// `only` (non-empty): just the implementations it names.
 struct CandidateSet {
   std::vector<Candidate> candidates;
   std::vector<int64_t> workspace;
   int over_budget = 0;
 };
 CandidateSet EnumerateCandidates(const Registry& registry, const Workload& canonical, const Target& target,
-                                 int64_t memory_budget);
+                                 int64_t memory_budget, const std::vector<std::string>& only = {});
 
 // The ok records of other workloads of the same op on `target` in `db` (at most 20,000),
 // for the guided policy's transfer learning.

@@ -118,6 +118,26 @@ TEST(CliTest, BenchFailsWhenItMeasuredNothingOrHasNoBaseline) {
   EXPECT_NE(missing.err.find("--update-baseline"), std::string::npos) << missing.err;
 }
 
+TEST(CliTest, TuneMeasuresOnlyTheImplementationsItIsGiven) {
+  const std::string suite = Suite("only.txt", "reduce x=f32[300000] axes=0 op=sum\n");
+  const std::string log = TempPath("only.log");
+  Result tune = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy grid --trials 50 "
+                                    "--min-time-ms 1 --no-progress --implementations reduce_cpu_parallel",
+                                    suite, log));
+  ASSERT_EQ(tune.code, 0) << tune.out << tune.err;
+  Result shown = Opsched(fmt::format("records show {} --limit 0 --wide", log));
+  ASSERT_EQ(shown.code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("reduce_cpu_parallel"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("reduce_cpu_sequential"), std::string::npos) << shown.out;
+
+  Result unknown = Opsched(fmt::format("tune --suite {} --records {} --target cpu --no-progress "
+                                       "--implementations reduce_cpu_parallel no_such_kernel",
+                                       suite, TempPath("unknown.log")));
+  EXPECT_EQ(unknown.code, 2) << unknown.out << unknown.err;
+  EXPECT_NE(unknown.err.find("--implementations: no implementation 'no_such_kernel'"), std::string::npos)
+      << unknown.err;
+}
+
 TEST(CliTest, ANulByteInASuiteLineIsReportedEscaped) {
   const std::string suite =
       Suite("nul.txt", std::string("reduce x=f32[4]") + '\0' + " axes=0 op=sum\nreduce x=f32[16,4] axes=1 op=sum\n");
