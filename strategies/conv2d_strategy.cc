@@ -8,6 +8,9 @@
 //  50        *_cuda_direct                     C*R*S <= 64, groups 1, a filter wider   block=128, channels_per_thread=K up to 8
 //                                              than 1x1 (few channels: the C=1 first
 //                                              layer of an MNIST net)
+//  49        *_cuda_depthwise_staged           nchw, groups = C = K (depthwise), a     its default: rows=64
+//                                              square 3x3/5x5/7x7 filter at stride 1   rows_per_thread=4 block=128
+//                                              or 2 (MobileNet, EfficientNet)
 //  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default
 //  48        *_cuda_im2col_gemm                1x1, stride 1, no padding, dilation 1,  images=N (the closest legal count)
 //                                              groups 1 (f32 nchw: a batched GEMM)
@@ -106,6 +109,13 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
          c.Set("channels_per_thread", std::min<int64_t>(8, MakeProblem(w).filters_per_group()));
          return c;
        }},
+      {49, op + "_cuda_depthwise_staged", "nchw depthwise (groups = C = K); it applies to square 3x3, 5x5, 7x7 "
+       "filters at stride 1 or 2",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         return OnGpu(t) && p.layout == conv2d::Layout::kNchw && p.groups == p.c && p.k == p.c && p.groups > 1;
+       },
+       nullptr},
       {49, op + "_cuda_depthwise", "f16 or bf16 depthwise (groups = C)",
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);

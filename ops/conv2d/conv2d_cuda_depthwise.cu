@@ -17,29 +17,13 @@
 #include "core/gpu/fast_divmod.h"
 #include "core/gpu/visit.h"
 #include "ops/conv2d/conv2d_cuda.h"
+#include "ops/conv2d/conv2d_cuda_depthwise_common.cuh"
 #include "ops/conv2d/conv2d_math.h"
 
 namespace opsched::conv2d::gpu_kernels {
 namespace {
 
-// Calls fn.template operator()<T>() for the problem's element type.
-template <typename Fn>
-gpuError_t VisitType(const Problem& p, Fn&& fn) {
-  switch (p.type) {
-    case ElementType::kF16:
-      return fn.template operator()<F16>();
-    case ElementType::kBF16:
-      return fn.template operator()<BF16>();
-    default:
-      return fn.template operator()<F32>();
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ float Epilogue(const Problem& p, int64_t k, float acc) {
-  if (p.kind != Kind::kBiasActivation) return acc;
-  return Activate(p.act, acc + T::Load(static_cast<const typename T::Storage*>(p.b)[k * p.b_stride]));
-}
+using namespace depthwise;  // NOLINT: the shared kernel helpers
 
 // The problem's sizes as a kernel instantiation runs them, in 32-bit ints (FitsIndexing):
 // KS > 0, a KS x KS filter at stride ST and dilation 1, known at compile time; KS == 0,
@@ -239,11 +223,6 @@ struct NhwcGeometry {
   uint32_t items;
 };
 
-template <typename S, int V>
-struct alignas(sizeof(S) * V) Pack {
-  S v[V];
-};
-
 // V channels per thread (V > 1: one filter per channel, channels contiguous and aligned),
 // kPixels outputs along q. KS > 0 (V > 1 only): a KS x KS filter at stride ST, dilation
 // 1, unrolled: each input column of the run is loaded once for every output using it.
@@ -344,32 +323,6 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcKernel(Proble
     } else {
       y[at + k0 * p.y_strides[1]] = T::Store(Epilogue<T>(p, k0, acc[j][0]));
     }
-  }
-}
-
-// The unrolled filter size of a problem: 3, 5 or 7 for square filters at equal strides
-// of 1 or 2 and dilation 1; 0 otherwise (the general kernels).
-int UnrolledFilter(const Problem& p) {
-  const bool square = p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7);
-  const bool strides = p.stride_h == p.stride_w && (p.stride_h == 1 || p.stride_h == 2);
-  return square && strides && p.dil_h == 1 && p.dil_w == 1 ? static_cast<int>(p.r) : 0;
-}
-
-// Calls fn.template operator()<KS, ST>() for the problem's unrolled filter and stride
-// (<0, 0> for the general kernels).
-template <typename Fn>
-gpuError_t VisitFilter(const Problem& p, Fn&& fn) {
-  const int ks = UnrolledFilter(p);
-  const bool two = p.stride_h == 2;
-  switch (ks) {
-    case 3:
-      return two ? fn.template operator()<3, 2>() : fn.template operator()<3, 1>();
-    case 5:
-      return two ? fn.template operator()<5, 2>() : fn.template operator()<5, 1>();
-    case 7:
-      return two ? fn.template operator()<7, 2>() : fn.template operator()<7, 1>();
-    default:
-      return fn.template operator()<0, 0>();
   }
 }
 

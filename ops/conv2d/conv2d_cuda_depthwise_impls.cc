@@ -96,11 +96,66 @@ class Conv2dCudaDepthwise : public Implementation {
   bool fused_;
 };
 
+// The staged nchw depthwise kernel (conv2d_cuda_depthwise_staged.cu): one filter per
+// channel, a square 3x3/5x5/7x7 filter at stride 1 or 2.
+class Conv2dCudaDepthwiseStaged : public Implementation {
+ public:
+  explicit Conv2dCudaDepthwiseStaged(bool fused) : fused_(fused) {}
+  std::string_view op() const override { return fused_ ? "conv2d_bias_act" : "conv2d"; }
+  std::string_view name() const override {
+    return fused_ ? "conv2d_bias_act_cuda_depthwise_staged" : "conv2d_cuda_depthwise_staged";
+  }
+  DeviceKind device_kind() const override { return DeviceKind::kCuda; }
+  ImplementationTraits traits() const override { return {.deterministic = true}; }
+  Status Applicable(const Workload& w, const Target& t) const override {
+    const Problem p = MakeProblem(w);
+    if (p.layout != Layout::kNchw || p.groups != p.c || p.k != p.c) {
+      return absl::InvalidArgumentError("serves nchw depthwise layers: groups = C = K");
+    }
+    if (p.r != p.s || (p.r != 3 && p.r != 5 && p.r != 7) || p.stride_h != p.stride_w ||
+        (p.stride_h != 1 && p.stride_h != 2) || p.dil_h != 1 || p.dil_w != 1) {
+      return absl::InvalidArgumentError("needs a square 3x3, 5x5 or 7x7 filter at stride 1 or 2, dilation 1");
+    }
+    if (Space(w, t).Enumerate(1).empty()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "needs x contiguous and a tile's input rows within {} KiB of shared memory", k::kDepthwiseMaxSharedBytes / 1024));
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::DepthwiseStagedConfig c, KnobsOf(w).Parse(config));
+    return MakePrepared(0, [this, p = MakeProblem(w), c](const PreparedArgs& a) {
+      return gpu::ToStatus(
+          k::LaunchDepthwiseStaged(WithTensors(p, a.tensors), c, static_cast<gpuStream_t>(a.stream.native())),
+          "staged depthwise conv2d", name());
+    });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+
+ private:
+  // Preferred: k::DepthwiseStagedConfig's defaults, or the closest config that fits.
+  static Knobs<k::DepthwiseStagedConfig> KnobsOf(const Workload& w) {
+    using C = k::DepthwiseStagedConfig;
+    const Problem p = MakeProblem(w);
+    Knobs<C> knobs;
+    knobs.Int("rows", &C::rows, {4, 8, 16, 32, 64})
+        .Int("rows_per_thread", &C::rows_per_thread, {1, 2, 4})
+        .Int("block", &C::block, {128, 256, 512})
+        .Constrain("rows_per_thread divides rows; the staged rows fit shared memory",
+                   [p](const C& c) { return k::DepthwiseStagedFits(p, c); });
+    return knobs;
+  }
+  bool fused_;
+};
+
 }  // namespace
 
 Status RegisterCudaDepthwiseImpls(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwise>(false)));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwise>(true)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwiseStaged>(false)));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<Conv2dCudaDepthwiseStaged>(true)));
   return absl::OkStatus();
 }
 

@@ -199,6 +199,33 @@ TEST_P(Conv2dTest, EveryDepthwiseConfigOfTheLargestUnrolledFilterLaunches) {
   EXPECT_GT(runs, 60);
 }
 
+TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
+  // The staged nchw depthwise kernel in every config: whole 7x7 planes, one to a block
+  // (15 planes: too few to pack) and packed two to a block (2079 planes: the last block
+  // partly filled), row tiles of a wide odd-width plane
+  // (16-byte staging with scalar head and tail), 5x5 at stride 2, 7x7 at stride 1, no
+  // padding at stride 2; f32, f16 and bf16, with and without the fused bias+activation.
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
+  int runs = 0;
+  for (const Shape& s : {
+           Shape{3, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5},
+           Shape{3, 693, 7, 7, 693, 5, 5, 1, 1, 2, 2, 1, 1, 693},
+           Shape{1, 4, 56, 57, 4, 3, 3, 1, 1, 1, 1, 1, 1, 4},
+           Shape{2, 3, 29, 31, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3},
+           Shape{1, 2, 20, 20, 2, 7, 7, 1, 1, 3, 3, 1, 1, 2},
+           Shape{1, 6, 9, 9, 6, 3, 3, 2, 2, 0, 0, 1, 1, 6},
+       }) {
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged");
+      ASSERT_NE(staged, nullptr);
+      OPSCHED_ASSERT_OK(staged->Applicable(Canonical(s.Line("conv2d", dtype)), target_));
+      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d", dtype), 64, &runs));
+      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d_bias_act", dtype, " act=relu"), 64, &runs));
+    }
+  }
+  EXPECT_GT(runs, 36 * 40);
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
@@ -392,21 +419,32 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
   EXPECT_EQ(rule("conv2d x=f32[4,128,128,128] w=f32[128,128,3,3]" + dense), "conv2d_cudnn algo=implicit_precomp_gemm");
   // Few channels (MNIST's first layer): the direct kernel; not for depthwise layers.
   EXPECT_EQ(rule("conv2d x=f32[128,1,28,28] w=f32[16,1,3,3]" + dense).rfind("conv2d_cuda_direct ", 0), 0u);
-  EXPECT_EQ(rule("conv2d x=f32[8,96,112,112] w=f32[96,1,3,3] stride=2,2 pad=1,1 dilation=1,1 groups=96 layout=nchw "
-                 "math=fp32"),
-            "conv2d_cudnn algo=implicit_precomp_gemm");
-  // f16/bf16 depthwise: the own depthwise kernel, in its default config, fused or not.
+  // nchw depthwise, any dtype: the staged kernel in its default config (rows=64 rows_per_thread=4
+  // block=128, or the closest that fits: 64 rows of a 112-wide image at stride 2 do not);
+  // nhwc, or a dilated filter: the own depthwise kernel in its default, for f16/bf16.
+  const auto default_of = [&](const std::string& name, const std::string& line) {
+    const Implementation* impl = registry_.FindImplementation(name);
+    EXPECT_NE(impl, nullptr) << name;
+    if (impl == nullptr) return std::string();
+    StatusOr<Config> d = impl->DefaultConfig(Canonical(line), target_);
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.ok() ? name + " " + d->ToString() : std::string();
+  };
+  const std::string wide = "conv2d x=f32[8,96,112,112] w=f32[96,1,3,3] stride=2,2 pad=1,1 dilation=1,1 groups=96 "
+                           "layout=nchw math=fp32";
+  EXPECT_EQ(rule(wide), "conv2d_cuda_depthwise_staged block=128,rows=32,rows_per_thread=4");
   for (const char* op : {"conv2d", "conv2d_bias_act"}) {
     const std::string b = std::string(op) == "conv2d" ? "" : " b=f16[144]";
     const std::string act = std::string(op) == "conv2d" ? "" : " act=relu";
-    const std::string line = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=1,1 dilation=1,1 "
+    const std::string nchw = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=1,1 dilation=1,1 "
                                          "groups=144 layout=nchw math=fp32{}", op, b, act);
-    const Workload w = Canonical(line);
-    const Implementation* depthwise = registry_.FindImplementation(fmt::format("{}_cuda_depthwise", op));
-    ASSERT_NE(depthwise, nullptr);
-    StatusOr<Config> preferred = depthwise->Space(w, target_).Default();
-    ASSERT_TRUE(preferred.ok()) << preferred.status();
-    EXPECT_EQ(rule(line), fmt::format("{}_cuda_depthwise {}", op, preferred->ToString()));
+    EXPECT_EQ(rule(nchw), fmt::format("{}_cuda_depthwise_staged block=128,rows=64,rows_per_thread=4", op));
+    const std::string nhwc = fmt::format("{} x=f16[32,56,56,144] w=f16[144,3,3,1]{} stride=1,1 pad=1,1 dilation=1,1 "
+                                         "groups=144 layout=nhwc math=fp32{}", op, b, act);
+    EXPECT_EQ(rule(nhwc), default_of(fmt::format("{}_cuda_depthwise", op), nhwc));
+    const std::string dilated = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=2,2 "
+                                            "dilation=2,2 groups=144 layout=nchw math=fp32{}", op, b, act);
+    EXPECT_EQ(rule(dilated), default_of(fmt::format("{}_cuda_depthwise", op), dilated));
   }
   // The vendor floor of a fused bias+relu is cuDNN's heuristic algorithm in the fused call;
   // sigmoid, which the fused call refuses, takes three calls.

@@ -1,0 +1,276 @@
+// Staged depthwise convolution, nchw (conv2d_cuda.h, LaunchDepthwiseStaged): one filter
+// per channel (groups = C = K), a square 3x3, 5x5 or 7x7 filter at stride 1 or 2,
+// dilation 1; f32, f16 and bf16 in and out, f32 accumulation, bias and activation fused.
+//
+// A block takes a tile of output rows of one plane, or several whole planes of a small
+// image (7x7, 14x14: too few outputs to fill a block). The input rows the tile reads are
+// one contiguous run of x (and the runs of consecutive planes follow each other), so the
+// block stages them in shared memory with 16-byte loads, coalesced whatever the width,
+// into windows zeroed first, whose rows are padded on both sides: padding reads as
+// zeros and no tap is bounds-checked. Each thread then computes a strip of
+// `rows_per_thread` outputs down one column from shared memory, the filter in registers,
+// and stores them; neighbouring threads take neighbouring columns, so the stores are
+// coalesced too. x is read from DRAM once (the halo rows of neighbouring tiles from L2).
+// A batch small enough to leave the grid short of kStagedMinBlocks blocks gets one plane
+// per block.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/element.h"
+#include "core/gpu/fast_divmod.h"
+#include "ops/conv2d/conv2d_cuda.h"
+#include "ops/conv2d/conv2d_cuda_depthwise_common.cuh"
+#include "ops/conv2d/conv2d_math.h"
+
+namespace opsched::conv2d::gpu_kernels {
+namespace {
+
+using namespace depthwise;  // NOLINT: the shared kernel helpers
+
+struct StagedGeometry {
+  int tile_rows;         // output rows of a tile (P when a block takes whole planes)
+  int tiles;             // tiles per plane
+  int planes_per_block;  // whole planes per block (1 when tiles > 1)
+  int window_rows;       // input rows staged per plane, padding rows included
+  int pitch;             // floats per staged row: left padding, the row, right padding
+  uint32_t planes;       // N * C
+  FastDivmod channels;   // plane -> (n, c)
+  FastDivmod plane_size; // flat index within the staged run -> (plane, element); H * W
+  FastDivmod width;      // element of a plane -> (row, column); W
+  FastDivmod strips;     // strip of a block of whole planes -> (plane, strip); ceil(P / RPT) * Q
+  FastDivmod columns;    // strip of a plane -> (row group, column); Q
+};
+
+// The input rows a tile of `rows` output rows (rounded up to whole strips) reads.
+int WindowRows(int rows, int rows_per_thread, int ks, int st) {
+  const int rounded = (rows + rows_per_thread - 1) / rows_per_thread * rows_per_thread;
+  return (rounded - 1) * st + ks;
+}
+
+// A block stages whole planes several at a time only while the grid keeps at least this
+// many blocks (a batch-1 layer of 7x7 planes would otherwise run on fewer blocks than an
+// H100 has multiprocessors).
+constexpr int64_t kStagedMinBlocks = 1024;
+
+template <typename T, int KS, int ST, int RPT>
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseStagedKernel(const Problem p, const StagedGeometry g) {
+  using S = typename T::Storage;
+  extern __shared__ float smem[];
+  const S* __restrict__ x = static_cast<const S*>(p.x);
+  const S* __restrict__ wt = static_cast<const S*>(p.wt);
+  const int W = static_cast<int>(p.w), H = static_cast<int>(p.h);
+  const int P = static_cast<int>(p.p), Q = static_cast<int>(p.q);
+  const int pad_w = static_cast<int>(p.pad_w);
+  const int window = g.window_rows * g.pitch;  // floats of one plane's window
+  float* weights = smem + g.planes_per_block * window;
+
+  const uint32_t tile = blockIdx.x % static_cast<uint32_t>(g.tiles);
+  const uint32_t plane0 = blockIdx.x / static_cast<uint32_t>(g.tiles) * g.planes_per_block;
+  const int planes = g.planes - plane0 < uint32_t(g.planes_per_block) ? int(g.planes - plane0) : g.planes_per_block;
+  const int r0 = static_cast<int>(tile) * g.tile_rows;
+  const int rows = P - r0 < g.tile_rows ? P - r0 : g.tile_rows;
+  const int ih0 = r0 * ST - static_cast<int>(p.pad_h);  // the window's first input row
+  const int lo = ih0 > 0 ? ih0 : 0;
+  const int hi = ih0 + g.window_rows < H ? ih0 + g.window_rows : H;
+  const int inside = hi > lo ? hi - lo : 0;  // window rows inside the image
+  const int top = lo - ih0;                  // padding rows above them
+
+  // Zero the windows (the padding rows and columns stay zero), 16 bytes at a time.
+  const int zeros = planes * window;
+  for (int e = threadIdx.x; e < zeros / 4; e += blockDim.x) reinterpret_cast<float4*>(smem)[e] = float4{0, 0, 0, 0};
+  for (int e = zeros / 4 * 4 + static_cast<int>(threadIdx.x); e < zeros; e += blockDim.x) smem[e] = 0.0f;
+  __syncthreads();
+  // Stage the rows inside the image: `planes` runs of `valid` elements, contiguous in x
+  // (several planes only when each window holds the whole plane, so the runs abut).
+  // Element e of the run goes to its plane's window at (top + row, pad_w + column).
+  const int valid = inside * W;
+  const int total = planes * valid;
+  const S* __restrict__ src = x + int64_t(plane0) * H * W + int64_t(lo) * W;
+  float* const dst0 = smem + top * g.pitch + pad_w;
+  struct Place {
+    uint32_t j, row, col;
+  };
+  auto place = [&](int e) {
+    Place at;
+    uint32_t i;
+    g.plane_size.DivMod(static_cast<uint32_t>(e), &at.j, &i);
+    g.width.DivMod(i, &at.row, &at.col);
+    return at;
+  };
+  auto put = [&](const Place& at, float v) { dst0[int(at.j) * window + int(at.row) * g.pitch + int(at.col)] = v; };
+  constexpr int kV = 16 / sizeof(S);
+  const uintptr_t address = reinterpret_cast<uintptr_t>(src);
+  int head = address % sizeof(S) == 0 ? int((16 - address % 16) % 16 / sizeof(S)) : total;
+  if (head > total) head = total;
+  const int vectors = (total - head) / kV;
+  for (int e = threadIdx.x; e < head; e += blockDim.x) put(place(e), T::Load(src[e]));
+  for (int v = threadIdx.x; v < vectors; v += blockDim.x) {
+    const Pack<S, kV> pack = reinterpret_cast<const Pack<S, kV>*>(src + head)[v];
+    Place at = place(head + v * kV);  // then step along the row, the rows, the planes
+#pragma unroll
+    for (int k = 0; k < kV; ++k) {
+      put(at, T::Load(pack.v[k]));
+      if (++at.col == uint32_t(W)) {
+        at.col = 0;
+        if (++at.row == uint32_t(inside)) {
+          at.row = 0;
+          ++at.j;
+        }
+      }
+    }
+  }
+  for (int e = head + vectors * kV + static_cast<int>(threadIdx.x); e < total; e += blockDim.x) {
+    put(place(e), T::Load(src[e]));
+  }
+  // The planes' filters.
+  for (int e = threadIdx.x; e < planes * KS * KS; e += blockDim.x) {
+    const int j = e / (KS * KS), t = e - j * KS * KS;
+    uint32_t n, c;
+    g.channels.DivMod(plane0 + j, &n, &c);
+    weights[e] = T::Load(wt[int64_t(c) * p.w_strides[0] + (t / KS) * p.w_strides[2] + (t % KS) * p.w_strides[3]]);
+  }
+  __syncthreads();
+
+  // Strips of RPT outputs down a column; thread s takes strip s, s + blockDim, ... The
+  // padding is in the window, so no tap is bounds-checked.
+  const int groups = (rows + RPT - 1) / RPT;  // strips per column
+  const int per_plane = groups * Q;
+  S* __restrict__ y = static_cast<S*>(p.y);
+  uint32_t loaded = ~0u;
+  float wv[KS * KS];
+  for (int s = threadIdx.x; s < planes * per_plane; s += blockDim.x) {
+    uint32_t j = 0, rem = static_cast<uint32_t>(s), group, q;
+    if (g.planes_per_block > 1) g.strips.DivMod(static_cast<uint32_t>(s), &j, &rem);
+    g.columns.DivMod(rem, &group, &q);
+    if (j != loaded) {
+#pragma unroll
+      for (int t = 0; t < KS * KS; ++t) wv[t] = weights[int(j) * KS * KS + t];
+      loaded = j;
+    }
+    const float* win = smem + int(j) * window + int(group) * RPT * ST * g.pitch + int(q) * ST;
+    float acc[RPT];
+#pragma unroll
+    for (int i = 0; i < RPT; ++i) acc[i] = 0.0f;
+#pragma unroll
+    for (int dr = 0; dr < (RPT - 1) * ST + KS; ++dr) {
+#pragma unroll
+      for (int s2 = 0; s2 < KS; ++s2) {
+        const float v = win[dr * g.pitch + s2];
+#pragma unroll
+        for (int i = 0; i < RPT; ++i) {
+          const int r = dr - i * ST;  // compile-time after unrolling
+          if (r >= 0 && r < KS) acc[i] = fmaf(v, wv[r * KS + s2], acc[i]);
+        }
+      }
+    }
+    uint32_t n, c;
+    g.channels.DivMod(plane0 + j, &n, &c);
+    const int64_t at = int64_t(n) * p.y_strides[0] + int64_t(c) * p.y_strides[1] + int64_t(q) * p.y_strides[3];
+#pragma unroll
+    for (int i = 0; i < RPT; ++i) {
+      const int r = group * RPT + i;
+      if (r < rows) y[at + int64_t(r0 + r) * p.y_strides[2]] = T::Store(Epilogue<T>(p, c, acc[i]));
+    }
+  }
+}
+
+// The launch of `c` for `p`: its geometry and shared bytes; tiles 0 when it does not fit.
+struct StagedLaunch {
+  StagedGeometry g{};
+  size_t shared = 0;
+  unsigned blocks = 0;
+};
+
+StagedLaunch Plan(const Problem& p, const DepthwiseStagedConfig& c) {
+  StagedLaunch l;
+  const int ks = static_cast<int>(p.r), st = static_cast<int>(p.stride_h);
+  const int P = static_cast<int>(p.p);
+  // A staged row: the left padding, the row, and what the last output's taps reach beyond.
+  l.g.pitch = static_cast<int>(std::max<int64_t>(p.pad_w + p.w, (p.q - 1) * st + ks));
+  const auto bytes = [&](int planes, int window_rows) {
+    return (size_t(planes) * window_rows * l.g.pitch + size_t(planes) * ks * ks) * sizeof(float);
+  };
+  const int64_t planes = p.n * p.c;
+  if (c.rows >= P) {  // whole planes, as many as `rows` output rows hold
+    l.g.tile_rows = P;
+    l.g.tiles = 1;
+    l.g.window_rows = WindowRows(P, c.rows_per_thread, ks, st);
+    // Several planes only where each window holds all of its plane's rows (the runs abut).
+    const bool whole = l.g.window_rows - p.pad_h >= p.h;
+    l.g.planes_per_block = whole ? c.rows / P : 1;
+    l.g.planes_per_block = static_cast<int>(
+        std::min<int64_t>(l.g.planes_per_block, std::max<int64_t>(1, planes / kStagedMinBlocks)));
+    while (l.g.planes_per_block > 1 && bytes(l.g.planes_per_block, l.g.window_rows) > kDepthwiseMaxSharedBytes) {
+      --l.g.planes_per_block;
+    }
+  } else {
+    l.g.tile_rows = c.rows;
+    l.g.tiles = (P + c.rows - 1) / c.rows;
+    l.g.window_rows = WindowRows(c.rows, c.rows_per_thread, ks, st);
+    l.g.planes_per_block = 1;
+  }
+  l.shared = bytes(l.g.planes_per_block, l.g.window_rows);
+  if (l.shared > kDepthwiseMaxSharedBytes) {
+    l.g.tiles = 0;
+    return l;
+  }
+  l.g.planes = static_cast<uint32_t>(planes);
+  const auto divisor = [](int64_t d) { return FastDivmod(static_cast<uint32_t>(std::max<int64_t>(d, 1))); };
+  l.g.channels = divisor(p.c);
+  l.g.plane_size = divisor(p.h * p.w);
+  l.g.width = divisor(p.w);
+  l.g.columns = divisor(p.q);
+  l.g.strips = divisor((l.g.tile_rows + c.rows_per_thread - 1) / c.rows_per_thread * p.q);
+  const int64_t blocks = (int64_t(l.g.planes) + l.g.planes_per_block - 1) / l.g.planes_per_block * l.g.tiles;
+  if (blocks > kMaxExtent) {
+    l.g.tiles = 0;
+    return l;
+  }
+  l.blocks = static_cast<unsigned>(blocks);
+  return l;
+}
+
+}  // namespace
+
+bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+  if (p.kind == Kind::kBackward || p.layout != Layout::kNchw || p.groups != p.c || p.k != p.c || !FitsIndexing(p)) {
+    return false;
+  }
+  if (UnrolledFilter(p) == 0 || p.pad_h < 0 || p.pad_w < 0) return false;
+  // x contiguous: the rows a tile reads are one run, and consecutive planes follow.
+  const int64_t* s = p.x_strides;
+  if (s[3] != 1 || s[2] != p.w || s[1] != p.h * p.w || (p.n > 1 && s[0] != p.c * p.h * p.w)) return false;
+  if ((c.rows != 4 && c.rows != 8 && c.rows != 16 && c.rows != 32 && c.rows != 64) ||
+      (c.rows_per_thread != 1 && c.rows_per_thread != 2 && c.rows_per_thread != 4) || c.rows % c.rows_per_thread != 0 ||
+      c.block < 64 || c.block > kDepthwiseMaxBlock || c.block % 32 != 0) {
+    return false;
+  }
+  return p.n * p.c == 0 || Plan(p, c).g.tiles > 0;
+}
+
+gpuError_t LaunchDepthwiseStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream) {
+  if (!DepthwiseStagedFits(p, c)) return gpuErrorInvalidValue;
+  if (p.n * p.k * p.p * p.q == 0) return gpuSuccess;
+  const StagedLaunch l = Plan(p, c);
+  return VisitType(p, [&]<typename T>() {
+    return VisitFilter(p, [&]<int KS, int ST>() {
+      if constexpr (KS > 0) {
+        switch (c.rows_per_thread) {
+          case 4:
+            DepthwiseStagedKernel<T, KS, ST, 4><<<l.blocks, c.block, l.shared, stream>>>(p, l.g);
+            break;
+          case 2:
+            DepthwiseStagedKernel<T, KS, ST, 2><<<l.blocks, c.block, l.shared, stream>>>(p, l.g);
+            break;
+          default:
+            DepthwiseStagedKernel<T, KS, ST, 1><<<l.blocks, c.block, l.shared, stream>>>(p, l.g);
+            break;
+        }
+        return gpuGetLastError();
+      }
+      return gpuErrorInvalidValue;  // DepthwiseStagedFits: an unrolled filter
+    });
+  });
+}
+
+}  // namespace opsched::conv2d::gpu_kernels
