@@ -196,8 +196,11 @@ __device__ void CopyGrid(const Params& p, int vector_bytes, int64_t tid, int64_t
   }
 }
 
+// `clear` (when given): a workspace header this kernel zeroes too, in place of a memset
+// of its own before it (one launch less for the kernels that copy, then scatter).
 template <typename T>
-__global__ void CopyKernel(Params p, int vector_bytes) {
+__global__ void CopyKernel(Params p, int vector_bytes, WorkspaceHeader* clear) {
+  if (clear != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *clear = WorkspaceHeader{};
   CopyGrid<T>(p, vector_bytes, int64_t(blockIdx.x) * blockDim.x + threadIdx.x,
               int64_t(gridDim.x) * blockDim.x);
 }
@@ -249,11 +252,13 @@ inline int VectorBytes(const Params& p, int requested) {
 
 // out = data (out of place) with the tuned copy.
 template <typename T>
-gpuError_t LaunchCopyOf(const Params& p, const CopyConfig& copy, gpuStream_t stream) {
-  if (p.in_place || p.data_n == 0) return gpuSuccess;
+// Copies data into out when out of place; `clear` (when given) is a workspace header
+// zeroed before the kernels that follow on the stream, by the copy when there is one.
+gpuError_t LaunchCopyOf(const Params& p, const CopyConfig& copy, gpuStream_t stream, WorkspaceHeader* clear = nullptr) {
+  if (p.in_place || p.data_n == 0) return clear != nullptr ? ClearHeader(clear, stream) : gpuSuccess;
   const int vec = VectorBytes(p, copy.vector_bytes);
   const int64_t per = std::max<int64_t>(vec / int64_t(sizeof(typename T::Storage)), 1);
-  CopyKernel<T><<<Blocks(p.data_n / per, copy.block), copy.block, 0, stream>>>(p, vec);
+  CopyKernel<T><<<Blocks(p.data_n / per, copy.block), copy.block, 0, stream>>>(p, vec, clear);
   return gpuGetLastError();
 }
 

@@ -120,12 +120,12 @@ bool PairsFit(const Params& p) {
 gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, int items, bool pairs, void* workspace,
                           ErrorSlot slot, gpuStream_t stream) {
   auto* header = static_cast<WorkspaceHeader*>(workspace);
-  gpuError_t err = ClearHeader(workspace, stream);
-  if (err != gpuSuccess) return err;
   const Geometry g = MakeGeometry(p);
   const bool fast = UseFast32(p);
   return VisitTypes<true>(p, [&]<typename T, typename I>() {
-    gpuError_t e = p.in_place ? LaunchCheck<I>(p, g, &header->bad, stream) : LaunchCopyOf<T>(p, copy, stream);
+    // In place: clear the header, then check every index; else the copy clears it.
+    gpuError_t e = p.in_place ? ClearHeader(workspace, stream) : LaunchCopyOf<T>(p, copy, stream, header);
+    if (e == gpuSuccess && p.in_place) e = LaunchCheck<I>(p, g, &header->bad, stream);
     if (e != gpuSuccess) return e;
     // Pairs need 4-byte aligned updates and out (targets of even positions are even).
     const bool aligned = (reinterpret_cast<uintptr_t>(p.updates) | reinterpret_cast<uintptr_t>(p.out)) % 4 == 0;
