@@ -10,6 +10,7 @@
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
+#include "registry/cpu_knobs.h"
 #include "registry/registry.h"
 #include "strategies/strategies_register.h"
 
@@ -28,11 +29,8 @@ int64_t InnerRun(const Workload& w) {
   return (*c)->bytecode.shape[(*c)->bytecode.rank - 1];
 }
 
-int64_t AllThreads(const Target& t) {
-  int64_t threads = 1;
-  while (threads * 2 <= t.sm_count) threads *= 2;
-  return threads;
-}
+// The CPU implementations' default thread count (registry/cpu_knobs.h): all cores.
+int64_t AllThreads(const Target& t) { return CpuThreadCounts(t).back(); }
 
 std::unique_ptr<Strategy> MakePointwiseStrategy() {
   std::vector<StrategyRule> rules = {

@@ -230,9 +230,8 @@ StagedLaunch Plan(const Problem& p, const DepthwiseStagedConfig& c) {
   return l;
 }
 
-}  // namespace
-
-bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+// DepthwiseStagedFits but the shared-memory and grid limits, which Plan checks.
+bool ShapeAndConfigFit(const Problem& p, const DepthwiseStagedConfig& c) {
   if (p.kind == Kind::kBackward || p.layout != Layout::kNchw || p.groups != p.c || p.k != p.c || !FitsIndexing(p)) {
     return false;
   }
@@ -245,13 +244,21 @@ bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
       c.block < 64 || c.block > kDepthwiseMaxBlock || c.block % 32 != 0) {
     return false;
   }
-  return p.n * p.c == 0 || Plan(p, c).g.tiles > 0;
+  return true;
+}
+
+}  // namespace
+
+bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+  return ShapeAndConfigFit(p, c) && (p.n * p.c == 0 || Plan(p, c).g.tiles > 0);
 }
 
 gpuError_t LaunchDepthwiseStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream) {
-  if (!DepthwiseStagedFits(p, c)) return gpuErrorInvalidValue;
-  if (p.n * p.k * p.p * p.q == 0) return gpuSuccess;
-  const StagedLaunch l = Plan(p, c);
+  if (!ShapeAndConfigFit(p, c)) return gpuErrorInvalidValue;
+  if (p.n * p.c == 0) return gpuSuccess;  // no planes: nothing to write
+  const StagedLaunch l = Plan(p, c);  // planned once a call
+  if (l.g.tiles == 0) return gpuErrorInvalidValue;
+  if (p.p * p.q == 0) return gpuSuccess;
   return VisitType(p, [&]<typename T>() {
     return VisitFilter(p, [&]<int KS, int ST>() {
       if constexpr (KS > 0) {
