@@ -30,11 +30,10 @@ int64_t Pow2AtLeast(int64_t x) {
   return p;
 }
 
-int64_t ElementBytes(const Problem& p) { return p.in_type == reduce::ElementType::kF32 ? 4 : 2; }
 
 // The widest vector (<= 16 bytes) dividing the row and every stride.
 int64_t WidestVector(const Problem& p, bool rows) {
-  for (int64_t v = 16 / ElementBytes(p); v > 1; v /= 2) {
+  for (int64_t v = 16 / reduce::ElementBytes(p.in_type); v > 1; v /= 2) {
     bool fits = rows ? p.rows && p.row % v == 0 : p.columns && p.kept_shape[p.kept_rank - 1] % v == 0;
     for (int d = 0; d < p.reduced_rank; ++d) {
       if (p.reduced_strides[d] % v != 0 && !(rows && d == p.reduced_rank - 1)) fits = false;

@@ -2,6 +2,8 @@
 // compiles with nvcc (OPSCHED_CUDA) or hipcc (OPSCHED_HIP).
 #pragma once
 
+#include <cstdint>
+
 #if defined(OPSCHED_HIP)
 #include <hip/hip_runtime.h>
 
@@ -115,6 +117,14 @@ __device__ __forceinline__ float gpuShflXor(float v, int lane_mask, int width) {
   return __shfl_xor(v, lane_mask, width);
 #else
   return __shfl_xor_sync(0xffffffffu, v, lane_mask, width);
+#endif
+}
+__device__ __forceinline__ int64_t gpuShflXor(int64_t v, int lane_mask, int width) {
+  const long long w = static_cast<long long>(v);
+#if defined(OPSCHED_HIP)
+  return __shfl_xor(w, lane_mask, width);
+#else
+  return __shfl_xor_sync(0xffffffffu, w, lane_mask, width);
 #endif
 }
 #endif

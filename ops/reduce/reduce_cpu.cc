@@ -46,7 +46,7 @@ class ReduceCpuSequential : public ReduceCpuBase {
       const auto* x = static_cast<const typename In::Storage*>(p.x);
       auto* y = static_cast<typename Out::Storage*>(p.y);
       for (int64_t m = 0; m < p.outputs; ++m) {
-        y[m] = cpu::Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
+        y[m] = Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
       }
     });
     return absl::OkStatus();
@@ -80,7 +80,7 @@ class ReduceCpuParallel : public ReduceCpuBase {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int64_t m0 = 0; m0 < p.outputs; m0 += per) {
           for (int64_t m = m0; m < std::min(p.outputs, m0 + per); ++m) {
-            y[m] = cpu::Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
+            y[m] = Output<Out>(p, cpu::Accumulate<In>(p, x, cpu::KeptOffset(p, m), 0, p.length));
           }
         }
         return;
@@ -97,7 +97,7 @@ class ReduceCpuParallel : public ReduceCpuBase {
         }
         A acc = IdentityOf<A>(p.op);
         for (A v : partial) acc = Combine(p.op, acc, v);
-        y[m] = cpu::Output<Out>(p, acc);
+        y[m] = Output<Out>(p, acc);
       }
     });
     return absl::OkStatus();

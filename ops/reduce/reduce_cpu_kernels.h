@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "core/element.h"
 #include "ops/reduce/reduce_math.h"
@@ -28,14 +27,7 @@ AccumulatorOf<In> Accumulate(const Problem& p, const typename In::Storage* x, in
                              int64_t end) {
   using A = AccumulatorOf<In>;
   A acc = IdentityOf<A>(p.op);
-  // A term: transformed (squared for sumsq) in float; integers as they are.
-  auto term = [&p](typename In::Storage s) -> A {
-    if constexpr (std::is_same_v<A, float>) {
-      return Transform(p.op, In::Load(s));
-    } else {
-      return static_cast<A>(In::Load(s));
-    }
-  };
+  auto term = [&p](typename In::Storage s) { return Term<In>(p.op, s); };
   if (begin >= end) return acc;
   if (p.reduced_rank == 0) return Combine(p.op, acc, term(x[base]));
   const int last = p.reduced_rank - 1;
@@ -56,17 +48,6 @@ AccumulatorOf<In> Accumulate(const Problem& p, const typename In::Storage* x, in
     k += stop - i0;
   }
   return acc;
-}
-
-// The output value of an accumulator: Finalize for floats; integers as they are (an i32
-// output keeps the low 32 bits).
-template <typename Out, typename A>
-typename Out::Storage Output(const Problem& p, A acc) {
-  if constexpr (std::is_same_v<A, float>) {
-    return Out::Store(Finalize(p.op, acc, p.length, p.scale));
-  } else {
-    return Out::Store(static_cast<typename Out::Compute>(acc));
-  }
 }
 
 // Calls fn.template operator()<In, Out>() for the problem's element types.

@@ -20,16 +20,18 @@ struct ColumnsGeometry {
 };
 
 template <typename In, typename Out, int V>
-__global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry g, float* __restrict__ partial) {
+__global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
   using S = typename In::Storage;
-  extern __shared__ float shared[];
+  using A = AccumulatorOf<In>;
+  extern __shared__ __align__(8) unsigned char shared_bytes[];
+  A* shared = reinterpret_cast<A*>(shared_bytes);
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const int64_t m0 = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   const bool active = m0 < p.outputs;
   const int j = blockIdx.y;
-  float acc[V];
+  A acc[V];
 #pragma unroll
-  for (int e = 0; e < V; ++e) acc[e] = Identity(p.op);
+  for (int e = 0; e < V; ++e) acc[e] = IdentityOf<A>(p.op);
   if (active) {
     const int64_t base = g.kept.Offset(static_cast<uint32_t>(m0));
     const int64_t begin = int64_t(j) * g.per_split;
@@ -46,7 +48,7 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
       for (int u = 0; u < kUnroll; ++u) {
         if (k0 + u * step < end) {
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[e] = Combine(p.op, acc[e], Transform(p.op, In::Load(v[u].v[e])));
+          for (int e = 0; e < V; ++e) acc[e] = Combine(p.op, acc[e], Term<In>(p.op, v[u].v[e]));
         }
       }
     }
@@ -67,7 +69,7 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
 #pragma unroll
     for (int e = 0; e < V; ++e) {
       if (g.split == 1) {
-        static_cast<typename Out::Storage*>(p.y)[m0 + e] = Out::Store(Finalize(p.op, acc[e], p.length, p.scale));
+        static_cast<typename Out::Storage*>(p.y)[m0 + e] = Output<Out>(p, acc[e]);
       } else {
         partial[int64_t(j) * p.outputs + m0 + e] = acc[e];
       }
@@ -79,7 +81,7 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
 
 bool ColumnsVectorFits(const Problem& p, int vector) {
   if (vector == 1) return true;
-  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  const size_t element = ElementBytes(p.in_type);
   if (!p.columns || vector * element > 16 || p.kept_shape[p.kept_rank - 1] % vector != 0) return false;
   for (int d = 0; d + 1 < p.kept_rank; ++d) {
     if (p.kept_strides[d] % vector != 0) return false;
@@ -99,7 +101,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
       p.length > kMaxExtent) {
     return gpuErrorInvalidValue;
   }
-  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  const size_t element = ElementBytes(p.in_type);
   int vector = c.vector;
   if (!ColumnsVectorFits(p, vector) || !Aligned(p.x, vector * element)) vector = 1;
   ColumnsGeometry g;
@@ -111,11 +113,11 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
   const int64_t blocks_x = CeilDiv(CeilDiv(p.outputs, vector), c.block_x);
   if (blocks_x > kMaxExtent) return gpuErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(blocks_x), static_cast<unsigned>(c.split));
-  const size_t shared = c.block_y > 1 ? size_t(threads) * vector * sizeof(float) : 0;
-  float* partial = c.split > 1 ? static_cast<float*>(workspace) : nullptr;
-  gpuError_t err = VisitTypes(p, [&]<typename In, typename Out>() {
+  const size_t shared = c.block_y > 1 ? size_t(threads) * vector * AccumulatorBytes(p.in_type) : 0;
+  gpuError_t err = VisitAllTypes(p, [&]<typename In, typename Out>() {
+    auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {
-      if constexpr (V * sizeof(typename In::Storage) <= 16 && V <= 4) {
+      if constexpr (V * sizeof(typename In::Storage) <= 16) {
         ColumnsKernel<In, Out, V><<<grid, block, shared, stream>>>(p, g, partial);
         return gpuGetLastError();
       } else {
@@ -124,7 +126,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
     });
   });
   if (err != gpuSuccess || c.split == 1 || !finish) return err;
-  return LaunchFinish(p, partial, c.split, stream);
+  return LaunchFinish(p, workspace, c.split, stream);
 }
 
 }  // namespace opsched::reduce::gpu_kernels

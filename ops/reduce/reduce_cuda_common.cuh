@@ -79,31 +79,49 @@ gpuError_t VisitTypes(const Problem& p, Fn&& fn) {
   }
 }
 
-// Reduces `v` across groups of `width` lanes (a power of two <= 32); every lane of the
-// warp must call it. Every lane of a group ends with the group's result.
-__device__ __forceinline__ float GroupReduce(ReduceOp op, float v, int width) {
+// Calls fn.template operator()<In, Out>() for the element types of the own row and
+// column kernels: VisitTypes' float pairs, and the integers (i32 in with i32 or i64 out,
+// i64 in and out), which accumulate in int64 (AccumulatorOf).
+template <typename Fn>
+gpuError_t VisitAllTypes(const Problem& p, Fn&& fn) {
+  switch (p.in_type) {
+    case ElementType::kI32:
+      return p.out_type == ElementType::kI64 ? fn.template operator()<I32, I64>() : fn.template operator()<I32, I32>();
+    case ElementType::kI64:
+      return fn.template operator()<I64, I64>();
+    default:
+      return VisitTypes(p, fn);
+  }
+}
+
+// Reduces `v` (a float or int64 accumulator) across groups of `width` lanes (a power of
+// two <= 32); every lane of the warp must call it. Every lane of a group ends with the
+// group's result.
+template <typename A>
+__device__ __forceinline__ A GroupReduce(ReduceOp op, A v, int width) {
   for (int o = width / 2; o > 0; o /= 2) v = Combine(op, v, gpuShflXor(v, o, width));
   return v;
 }
 
 // Reduces `v` across the whole block (blockDim.x a multiple of 32, <= 1024); the result
-// is valid in thread 0. `shared` holds 32 floats. Fixed order: deterministic.
-__device__ __forceinline__ float BlockReduce(ReduceOp op, float v, float* shared) {
+// is valid in thread 0. `shared` holds 32 accumulators. Fixed order: deterministic.
+template <typename A>
+__device__ __forceinline__ A BlockReduce(ReduceOp op, A v, A* shared) {
   v = GroupReduce(op, v, 32);
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
   __syncthreads();  // `shared` may still be read by a previous call
   if (lane == 0) shared[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < warps ? shared[lane] : Identity(op);
+    v = lane < warps ? shared[lane] : IdentityOf<A>(op);
     v = GroupReduce(op, v, 32);
   }
   return v;
 }
 
-// Combines `split` partials [split][M] per output in order and writes y; with split 0
-// writes the value of an empty reduction.
-gpuError_t LaunchFinish(const Problem& p, const float* partial, int split, gpuStream_t stream);
+// Combines `split` partials [split][M] per output (accumulators: float, or int64 for
+// integers) in order and writes y; with split 0 writes the value of an empty reduction.
+gpuError_t LaunchFinish(const Problem& p, const void* partial, int split, gpuStream_t stream);
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

@@ -35,10 +35,10 @@ std::vector<int64_t> Powers(int64_t from, int64_t to) {
 // split, declared into a knob struct with those fields.
 template <typename T>
 void DeclareColumns(Knobs<T>& knobs, std::vector<int64_t> block_x, std::vector<int64_t> block_y,
-                    std::vector<int64_t> split) {
+                    std::vector<int64_t> split, std::vector<int64_t> vector = {1, 2, 4}) {
   knobs.Int("block_x", &T::block_x, std::move(block_x))
       .Int("block_y", &T::block_y, std::move(block_y))
-      .Int("vector", &T::vector, {1, 2, 4})
+      .Int("vector", &T::vector, std::move(vector))
       .Int("split", &T::split, std::move(split))
       .Constrain("64 <= block_x * block_y <= 1024", [](const T& c) {
         const int64_t threads = int64_t(c.block_x) * c.block_y;
@@ -46,10 +46,11 @@ void DeclareColumns(Knobs<T>& knobs, std::vector<int64_t> block_x, std::vector<i
       });
 }
 
-// The float kernels' inputs (integers go to reduce_cuda_integer).
+// The float-only kernels' inputs (the row and column kernels take integers too).
 Status FloatInput(const Problem& p) {
   if (IsIntegerElement(p.in_type)) {
-    return absl::InvalidArgumentError("serves f32, f16 and bf16 (reduce_cuda_integer serves i32 and i64)");
+    return absl::InvalidArgumentError(
+        "serves f32, f16 and bf16 (reduce_cuda_rows and reduce_cuda_columns serve i32 and i64)");
   }
   return absl::OkStatus();
 }
@@ -102,7 +103,6 @@ class ReduceCudaRows : public ReduceGpu {
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
-    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
     if (!p.rows && p.length > 1) {
       return absl::InvalidArgumentError("needs the innermost reduced dimension contiguous (stride 1)");
     }
@@ -153,10 +153,8 @@ class ReduceCudaColumns : public ReduceGpu {
   std::string_view name() const override { return "reduce_cuda_columns"; }
   ImplementationTraits traits() const override { return {.deterministic = true}; }
   Status Applicable(const Workload& w, const Target&) const override {
-    // Any layout: vector loads need the innermost kept dimension contiguous.
-    const Problem p = MakeProblem(w);
-    OPSCHED_RETURN_IF_ERROR(FloatInput(p));
-    return FitsOwnKernels(p);
+    // Any layout and element type: vector loads need the innermost kept dimension contiguous.
+    return FitsOwnKernels(MakeProblem(w));
   }
   ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   size_t WorkspaceBytes(const Workload& w, const Config& c) const override { return WorkspaceOf(w, c); }
@@ -174,7 +172,7 @@ class ReduceCudaColumns : public ReduceGpu {
     const Problem p = MakeProblem(w);
     const int64_t length = std::max<int64_t>(p.length, 1);
     Knobs<C> knobs;
-    DeclareColumns(knobs, {8, 16, 32, 64, 128, 256}, {1, 2, 4, 8, 16, 32}, Powers(1, 1024));
+    DeclareColumns(knobs, {8, 16, 32, 64, 128, 256}, {1, 2, 4, 8, 16, 32}, Powers(1, 1024), {1, 2, 4, 8});
     knobs.Constrain("vector outputs stay inside the contiguous run, aligned",
                     [p](const C& c) { return k::ColumnsVectorFits(p, c.vector); })
         .Constrain("every split part has a term per thread row",

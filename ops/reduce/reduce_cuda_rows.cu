@@ -20,9 +20,10 @@ struct RowsGeometry {
 };
 
 template <typename In, typename Out, int V>
-__global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, float* __restrict__ partial) {
+__global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
   using S = typename In::Storage;
-  __shared__ float shared[32];
+  using A = AccumulatorOf<In>;
+  __shared__ A shared[32];
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const int G = g.group;
   const uint32_t lane = threadIdx.x & (G - 1);
@@ -31,7 +32,7 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, fl
   const bool active = item < items;
   const int64_t m = active ? static_cast<int64_t>(item / g.split) : 0;
   const int j = active ? static_cast<int>(item - uint64_t(m) * g.split) : 0;
-  float acc = Identity(p.op);
+  A acc = IdentityOf<A>(p.op);
   if (active) {
     const int64_t base = g.kept.Offset(static_cast<uint32_t>(m));
     const int64_t begin = int64_t(j) * g.per_split;
@@ -52,7 +53,7 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, fl
       for (int u = 0; u < kUnroll; ++u) {
         if (c0 + int64_t(u) * G < end) {
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc = Combine(p.op, acc, Transform(p.op, In::Load(v[u].v[e])));
+          for (int e = 0; e < V; ++e) acc = Combine(p.op, acc, Term<In>(p.op, v[u].v[e]));
         }
       }
     }
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, fl
   }
   if (active && lane == 0) {
     if (g.split == 1) {
-      static_cast<typename Out::Storage*>(p.y)[m] = Out::Store(Finalize(p.op, acc, p.length, p.scale));
+      static_cast<typename Out::Storage*>(p.y)[m] = Output<Out>(p, acc);
     } else {
       partial[int64_t(j) * p.outputs + m] = acc;
     }
@@ -75,7 +76,7 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, fl
 
 bool RowsVectorFits(const Problem& p, int vector) {
   if (vector == 1) return true;
-  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  const size_t element = ElementBytes(p.in_type);
   if (!p.rows || vector * element > 16 || p.row % vector != 0) return false;
   for (int d = 0; d < p.reduced_rank; ++d) {
     if (p.reduced_strides[d] % vector != 0 && d != p.reduced_rank - 1) return false;
@@ -93,7 +94,7 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
   if (!p.rows || !pow2 || c.group > 1024 || c.split < 1 || p.outputs > kMaxExtent || p.length > kMaxExtent) {
     return gpuErrorInvalidValue;
   }
-  const size_t element = p.in_type == ElementType::kF32 ? 4 : 2;
+  const size_t element = ElementBytes(p.in_type);
   int vector = c.vector;
   if (!RowsVectorFits(p, vector) || !Aligned(p.x, vector * element)) vector = 1;
   RowsGeometry g;
@@ -108,8 +109,8 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
   const int64_t groups_per_block = threads / c.group;
   const int64_t blocks = CeilDiv(p.outputs * c.split, groups_per_block);
   if (threads % 32 != 0 || threads > 1024 || blocks > kMaxExtent) return gpuErrorInvalidValue;
-  float* partial = c.split > 1 ? static_cast<float*>(workspace) : nullptr;
-  gpuError_t err = VisitTypes(p, [&]<typename In, typename Out>() {
+  gpuError_t err = VisitAllTypes(p, [&]<typename In, typename Out>() {
+    auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16) {
         RowsKernel<In, Out, V><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, g, partial);
@@ -120,7 +121,7 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
     });
   });
   if (err != gpuSuccess || c.split == 1) return err;
-  return LaunchFinish(p, partial, c.split, stream);
+  return LaunchFinish(p, workspace, c.split, stream);
 }
 
 }  // namespace opsched::reduce::gpu_kernels

@@ -79,4 +79,26 @@ OPSCHED_HD inline float Finalize(ReduceOp op, float acc, int64_t length, float s
   return acc;
 }
 
+// A stored term as accumulated: loaded and transformed (squared for sumsq) in float;
+// integers as they are.
+template <typename In>
+OPSCHED_HD inline AccumulatorOf<In> Term(ReduceOp op, typename In::Storage s) {
+  if constexpr (std::is_same_v<AccumulatorOf<In>, float>) {
+    return Transform(op, In::Load(s));
+  } else {
+    return static_cast<int64_t>(In::Load(s));
+  }
+}
+
+// The stored output of an accumulator: Finalize for floats; integers as they are (an i32
+// output keeps the low 32 bits).
+template <typename Out, typename A>
+OPSCHED_HD inline typename Out::Storage Output(const Problem& p, A acc) {
+  if constexpr (std::is_same_v<A, float>) {
+    return Out::Store(Finalize(p.op, acc, p.length, p.scale));
+  } else {
+    return Out::Store(static_cast<typename Out::Compute>(acc));
+  }
+}
+
 }  // namespace opsched::reduce

@@ -21,6 +21,22 @@ enum class ElementType : int32_t { kF32 = 0, kF16 = 1, kBF16 = 2, kI32 = 3, kI64
 // i32 and i64 (sum, max and min; accumulated in int64, reduce_math.h).
 inline bool IsIntegerElement(ElementType t) { return t == ElementType::kI32 || t == ElementType::kI64; }
 
+// Bytes per element of x or y.
+inline int ElementBytes(ElementType t) {
+  switch (t) {
+    case ElementType::kF16:
+    case ElementType::kBF16:
+      return 2;
+    case ElementType::kI64:
+      return 8;
+    default:
+      return 4;
+  }
+}
+
+// Bytes per accumulator (and per split partial in a workspace): int64 for integers, else float.
+inline int AccumulatorBytes(ElementType in) { return IsIntegerElement(in) ? 8 : 4; }
+
 inline constexpr int kMaxRank = 6;
 
 struct Problem {

@@ -159,6 +159,55 @@ TEST_P(ReduceTest, IntegerSumsAreExactAndWrapAround) {
   EXPECT_GE(checked, 10);
 }
 
+// Long integer reductions through split partials and vector loads keep all 64 bits:
+// terms past 2^53 whose sum wraps around, in rows and in columns.
+TEST_P(ReduceTest, IntegerSplitPartialsKeepEveryBit) {
+  const int64_t big = (int64_t(1) << 60) + 12345;
+  int checked = 0;
+  for (const char* line : {"reduce x=i64[2,8192] axes=1 op=sum", "reduce x=i64[8192,4] axes=0 op=sum",
+                           "reduce x=i64[8192,4] axes=0 op=max", "reduce x=i32[4,8192] axes=1 op=sum dtype=i64"}) {
+    const Workload w = Canonical(line);
+    auto trial = Trial::Create(registry_, w, target_, TrialOptions{});
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    HostTensor& x = (*trial)->inputs()[0];
+    const bool i32 = x.desc().dtype() == DType::kI32;
+    const int64_t outputs = (*trial)->outputs()[0].desc().numel();
+    const bool rows = std::string(line).find("axes=1") != std::string::npos;
+    std::vector<uint64_t> sum(outputs, 0);
+    std::vector<int64_t> max(outputs, INT64_MIN);
+    for (int64_t i = 0; i < x.desc().numel(); ++i) {
+      const int64_t v = i32 ? (i % 2 ? INT32_MAX - i : INT32_MIN + i) : big + i * 977;
+      if (i32) {
+        static_cast<int32_t*>(x.data())[i] = static_cast<int32_t>(v);
+      } else {
+        static_cast<int64_t*>(x.data())[i] = v;
+      }
+      const int64_t o = rows ? i / (x.desc().numel() / outputs) : i % outputs;
+      sum[o] += static_cast<uint64_t>(v);
+      max[o] = std::max(max[o], v);
+    }
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    const bool want_max = std::string(line).find("op=max") != std::string::npos;
+    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+      std::vector<Config> configs = testing::SampleConfigs(impl->Space(w, target_), 4, rng_);
+      if (impl->name() == "reduce_cuda_rows") configs.push_back(*ParseConfig("block=256,group=32,split=16,vector=2"));
+      if (impl->name() == "reduce_cuda_columns") {
+        configs.push_back(*ParseConfig("block_x=32,block_y=8,split=32,vector=2"));
+      }
+      for (const Config& config : configs) {
+        OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), std::string(impl->name()) + " " + config.ToString()));
+        for (int64_t o = 0; o < outputs; ++o) {
+          const int64_t want = want_max ? max[o] : static_cast<int64_t>(sum[o]);
+          ASSERT_EQ((*trial)->outputs()[0].GetInt(o), want) << line << " " << impl->name() << " " << config.ToString()
+                                                            << " output " << o;
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 8);
+}
+
 TEST_P(ReduceTest, LongReductionsTakeTheSplitPaths) {
   int runs = 0;
   for (const char* line : {
