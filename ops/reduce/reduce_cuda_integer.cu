@@ -9,15 +9,6 @@
 namespace opsched::reduce::gpu_kernels {
 namespace {
 
-__device__ __forceinline__ int64_t ShflXor(int64_t v, int lane_mask, int width) {
-  const long long w = static_cast<long long>(v);
-#if defined(OPSCHED_HIP)
-  return __shfl_xor(w, lane_mask, width);
-#else
-  return __shfl_xor_sync(0xffffffffu, w, lane_mask, width);
-#endif
-}
-
 template <typename Out>
 __device__ __forceinline__ void Store(const Problem& p, int64_t m, int64_t acc) {
   static_cast<typename Out::Storage*>(p.y)[m] = Out::Store(static_cast<typename Out::Compute>(acc));
@@ -56,7 +47,7 @@ __global__ void IntegerKernel(Problem p, Odometer kept, Odometer reduced, int gr
     for (int l = 1; l < group; ++l) acc = Combine(p.op, acc, lanes[l * per_block + slot]);
   } else {
     const int width = group < 32 ? group : 32;
-    for (int o = width / 2; o > 0; o /= 2) acc = Combine(p.op, acc, ShflXor(acc, o, width));
+    for (int o = width / 2; o > 0; o /= 2) acc = Combine(p.op, acc, gpuShflXor(acc, o, width));
     if (group > 32) {
       __shared__ int64_t warps[32];
       if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = acc;
