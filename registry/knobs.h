@@ -6,9 +6,10 @@
 //   - the parsing of a Config into T (Parse, done once in Prepare): a knob the config
 //     leaves out takes its declared default (a required knob has none and must be set),
 //     a knob the declaration lacks or a value of the wrong type is an error;
-//   - the implementation's default config (ToConfig(defaults()), and through the
-//     space's preferred values Implementation::DefaultConfig), which rules without a
-//     config of their own and the dispatcher's last resort take.
+//   - the implementation's default config: the space's preferred values
+//     (Implementation::DefaultConfig), which rules without a config of their own and
+//     the dispatcher's last resort take;
+//   - the typed values as a config that sets every knob (ToConfig).
 // So a knob's name, type and default live in one place: no `GetInt(name, fallback)` in
 // Run that could disagree with the space.
 //

@@ -46,6 +46,15 @@ gpuError_t LaunchDirect(const Problem& p, const DirectConfig& c, gpuStream_t str
 // channels (vector > 1 needs one filter per channel, K = C = G, and channels contiguous
 // and aligned at every pixel; misaligned pointers fall back to one channel), in blocks
 // of `block` threads.
+// The unrolled filter size of a problem: 3, 5 or 7 for square filters at equal strides
+// of 1 or 2 and dilation 1; 0 otherwise (the depthwise kernels' general forms; the
+// staged kernel needs one).
+inline int UnrolledFilter(const Problem& p) {
+  const bool square = p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7);
+  const bool strides = p.stride_h == p.stride_w && (p.stride_h == 1 || p.stride_h == 2);
+  return square && strides && p.dil_h == 1 && p.dil_w == 1 ? static_cast<int>(p.r) : 0;
+}
+
 struct DepthwiseConfig {
   int rows = 16, columns = 32;              // nchw tiles (rows 0: direct)
   int vector = 1, pixels = 1, block = 256;  // nhwc; pixels and block also nchw direct

@@ -35,16 +35,8 @@ struct alignas(sizeof(S) * V) Pack {
   S v[V];
 };
 
-// The unrolled filter size of a problem: 3, 5 or 7 for square filters at equal strides
-// of 1 or 2 and dilation 1; 0 otherwise (the general kernels).
-inline int UnrolledFilter(const Problem& p) {
-  const bool square = p.r == p.s && (p.r == 3 || p.r == 5 || p.r == 7);
-  const bool strides = p.stride_h == p.stride_w && (p.stride_h == 1 || p.stride_h == 2);
-  return square && strides && p.dil_h == 1 && p.dil_w == 1 ? static_cast<int>(p.r) : 0;
-}
-
 // Calls fn.template operator()<KS, ST>() for the problem's unrolled filter and stride
-// (<0, 0> for the general kernels).
+// (UnrolledFilter, conv2d_cuda.h; <0, 0> for the general kernels).
 template <typename Fn>
 inline gpuError_t VisitFilter(const Problem& p, Fn&& fn) {
   const int ks = UnrolledFilter(p);

@@ -112,8 +112,7 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
     if (p.layout != Layout::kNchw || p.groups != p.c || p.k != p.c) {
       return absl::InvalidArgumentError("serves nchw depthwise layers: groups = C = K");
     }
-    if (p.r != p.s || (p.r != 3 && p.r != 5 && p.r != 7) || p.stride_h != p.stride_w ||
-        (p.stride_h != 1 && p.stride_h != 2) || p.dil_h != 1 || p.dil_w != 1) {
+    if (k::UnrolledFilter(p) == 0) {
       return absl::InvalidArgumentError("needs a square 3x3, 5x5 or 7x7 filter at stride 1 or 2, dilation 1");
     }
     if (Space(w, t).Enumerate(1).empty()) {

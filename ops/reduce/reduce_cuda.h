@@ -16,8 +16,8 @@ inline constexpr int64_t kMaxExtent = (int64_t(1) << 31) - 1;
 // Rows (the innermost reduced dimension is contiguous): `group` threads share an output
 // (or one `split`-th of its terms), loading `vector` contiguous elements at a time;
 // groups of <= 32 threads reduce with shuffles, larger ones are a whole block. With
-// split > 1 the parts go to a float workspace [split][M] and a second kernel combines
-// them in order (deterministic).
+// split > 1 the parts go to a workspace [split][M] (float, or int64 for integers) and a
+// second kernel combines them in order (deterministic).
 struct RowsConfig {
   int group = 32;
   int block = 256;
@@ -57,10 +57,10 @@ struct IntegerConfig {
   bool columns = false;
   int split = 1;
 };
-size_t IntegerWorkspaceBytes(const Problem& p, int split);
 gpuError_t LaunchInteger(const Problem& p, const IntegerConfig& c, void* workspace, gpuStream_t stream);
 
-// Workspace of a split reduction: float partials [split][M].
+// Workspace of a split reduction (rows, columns, integer): partials [split][M], float or
+// int64 for integers.
 size_t SplitWorkspaceBytes(const Problem& p, int split);
 
 // CUB's DeviceReduce (everything into one output, contiguous x) and

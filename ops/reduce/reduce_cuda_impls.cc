@@ -285,7 +285,7 @@ class ReduceCudaInteger : public ReduceGpu {
     OPSCHED_ASSIGN_OR_RETURN(k::IntegerConfig c, KnobsOf(w, t).Parse(config));
     if (c.group > 32) c.block = c.group;
     return Launch{[c](const Problem& p, const PreparedArgs& a) { return k::LaunchInteger(p, c, a.workspace, StreamOf(a)); },
-                  k::IntegerWorkspaceBytes(MakeProblem(w), c.split)};
+                  k::SplitWorkspaceBytes(MakeProblem(w), c.split)};
   }
 
  private:

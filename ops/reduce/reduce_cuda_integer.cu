@@ -1,18 +1,14 @@
 // The integer reduction (reduce_cuda.h, LaunchInteger): i32/i64 terms accumulated in int64
 // (sums wrap around), `group` threads per output striding over its terms, combined in a
 // fixed order (deterministic). With split > 1 each of `split` parts of the terms goes to
-// an int64 partial [split][M], and a second kernel combines them in order.
+// an int64 partial [split][M], and LaunchFinish (reduce_cuda_common.cu) combines them in
+// order.
 #include <algorithm>
 
 #include "ops/reduce/reduce_cuda_common.cuh"
 
 namespace opsched::reduce::gpu_kernels {
 namespace {
-
-template <typename Out>
-__device__ __forceinline__ void Store(const Problem& p, int64_t m, int64_t acc) {
-  static_cast<typename Out::Storage*>(p.y)[m] = Out::Store(static_cast<typename Out::Compute>(acc));
-}
 
 // Block b, part j = blockIdx.y reduces outputs [b * per_block, (b + 1) * per_block), with
 // per_block = blockDim.x / group. kColumns: thread t serves output t % per_block (lane
@@ -62,25 +58,11 @@ __global__ void IntegerKernel(Problem p, Odometer kept, Odometer reduced, int gr
   if (partial != nullptr) {
     partial[int64_t(blockIdx.y) * p.outputs + m] = acc;
   } else {
-    Store<Out>(p, m, acc);
+    static_cast<typename Out::Storage*>(p.y)[m] = Output<Out>(p, acc);
   }
 }
 
-// Output m combines its `split` partials in order.
-template <typename Out>
-__global__ void IntegerFinish(Problem p, const int64_t* __restrict__ partial, int split) {
-  const int64_t m = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (m >= p.outputs) return;
-  int64_t acc = IntegerIdentity(p.op);
-  for (int j = 0; j < split; ++j) acc = Combine(p.op, acc, partial[int64_t(j) * p.outputs + m]);
-  Store<Out>(p, m, acc);
-}
-
 }  // namespace
-
-size_t IntegerWorkspaceBytes(const Problem& p, int split) {
-  return split > 1 ? static_cast<size_t>(p.outputs) * split * sizeof(int64_t) : 0;
-}
 
 gpuError_t LaunchInteger(const Problem& p, const IntegerConfig& c, void* workspace, gpuStream_t stream) {
   if (p.outputs == 0) return gpuSuccess;
@@ -103,10 +85,7 @@ gpuError_t LaunchInteger(const Problem& p, const IntegerConfig& c, void* workspa
       IntegerKernel<In, Out, false><<<grid, c.block, 0, stream>>>(p, kept, reduced, c.group, chunk, partial);
     }
     gpuError_t e = gpuGetLastError();
-    if (e == gpuSuccess && partial != nullptr) {
-      IntegerFinish<Out><<<static_cast<unsigned>(CeilDiv(p.outputs, 256)), 256, 0, stream>>>(p, partial, c.split);
-      e = gpuGetLastError();
-    }
+    if (e == gpuSuccess && partial != nullptr) e = LaunchFinish(p, partial, c.split, stream);
     return e;
   };
   switch (p.in_type) {
