@@ -12,13 +12,13 @@ bazel test //... "$@" || status=$?
 logs=$(bazel info bazel-testlogs 2>/dev/null)
 skipped=$(grep -h "^\[  SKIPPED \] .*(" "$logs"/tests/*/test.log 2>/dev/null | wc -l || true)
 if [ "$skipped" -gt 0 ]; then
-  reason=$(grep -h -m1 "test skipped:" "$logs"/tests/*/test.log 2>/dev/null | head -1)
+  reason=$(grep -h -m1 "test skipped:" "$logs"/tests/*/test.log 2>/dev/null | sed -n 1p)
   echo "test.sh: $skipped GPU test cases skipped: ${reason:-no GPU}"
 fi
 # The Python package's torch tests skip without torch or a GPU (unittest prints why).
 py_skipped=$(grep -h "\.\.\. skipped " "$logs"/python/*/test.log 2>/dev/null | wc -l || true)
 if [ "$py_skipped" -gt 0 ]; then
-  reason=$(grep -h -m1 -o "skipped .*" "$logs"/python/*/test.log 2>/dev/null | head -1)
+  reason=$(grep -h -m1 -o "skipped .*" "$logs"/python/*/test.log 2>/dev/null | sed -n 1p)
   echo "test.sh: $py_skipped Python test cases $reason"
 fi
 exit $status

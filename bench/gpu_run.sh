@@ -21,7 +21,7 @@ bundle="$here/.bundle"
 mkdir -p "$out"
 # The bench judges against the baseline of this device kept in the repository (if any)
 # and leaves the updated one in OUT/baseline.json.
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]/-/g')
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed -n 1p | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]/-/g')
 [ -f "$here/bench/baselines/cuda-$device.json" ] && cp "$here/bench/baselines/cuda-$device.json" "$out/baseline.json"
 run() { "$bundle/run" "$@"; }
 step() { echo; echo "=== $*"; }
@@ -34,7 +34,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   step tests
   timeout 300 "$bundle/run_tests" > "$out/tests.log" 2>&1
   echo "run_tests exit $?"
-  grep -E "^== |^\[  (PASSED|FAILED) |Failure|checked runs|spin timed|target:" "$out/tests.log" | head -60
+  grep -E "^== |^\[  (PASSED|FAILED) |Failure|checked runs|spin timed|target:" "$out/tests.log" | sed -n 1,60p
 fi
 
 step dispatch micro-benchmark

@@ -48,9 +48,13 @@ check install "tools/install.sh into a temporary prefix" install_twice "$@"
 sed -n 's/^install: /  /p' "$work/install.log" | tail -n 2
 
 # A binary must need the library by its SONAME and find it in the prefix.
+# (ldd's output is taken whole first: `ldd | grep -q` under pipefail fails at random when
+# grep exits on its match while ldd still writes, and ldd dies of SIGPIPE.)
 links_installed_library() {
-  ldd "$1" | grep -q "libopsched\.so\.[0-9]* => $prefix/lib/libopsched\.so\.[0-9]" ||
-    { echo "$1 does not load libopsched from $prefix/lib:"; ldd "$1"; return 1; }
+  local loads
+  loads=$(ldd "$1") || { echo "ldd $1 failed"; return 1; }
+  grep -q "libopsched\.so\.[0-9]* => $prefix/lib/libopsched\.so\.[0-9]" <<<"$loads" ||
+    { echo "$1 does not load libopsched from $prefix/lib:"; echo "$loads"; return 1; }
 }
 
 # The CMake package's version file: this version or an older one of its major version.

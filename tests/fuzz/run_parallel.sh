@@ -39,7 +39,7 @@ for spec in "$@"; do
   echo "fuzz: $t $total executions in $procs processes, $found finding(s) in $findings/$t"
   if [ "$found" -gt 0 ]; then
     status=1
-    grep -a -h -E "ERROR: |SUMMARY: |runtime error|fuzz check failed" "$logs/$t"/*.log | head -5
+    grep -a -h -E "ERROR: |SUMMARY: |runtime error|fuzz check failed" "$logs/$t"/*.log | sed -n 1,5p
   fi
 done
 rm -rf "$logs"

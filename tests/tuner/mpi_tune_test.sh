@@ -75,8 +75,9 @@ for _ in $(seq 1 300); do
   n=$("$opsched" records verify "$out/c.log" 2>/dev/null | awk '/^intact:/{print $2}')
   [ "${n:-0}" -ge 6 ] || continue
   for pid in $(pgrep -f "tune --mpi --target cpu"); do
-    if tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" &&
-       ! tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q __opsched_worker; then
+    # (grep -z reads the NUL-separated files itself: no pipe for pipefail to trip on.)
+    if grep -qzx "OMPI_COMM_WORLD_RANK=1" "/proc/$pid/environ" 2>/dev/null &&
+       ! grep -qz __opsched_worker "/proc/$pid/cmdline" 2>/dev/null; then
       victim=$pid
     fi
   done
