@@ -11,6 +11,8 @@
 //  49        *_cuda_depthwise_staged           nchw, groups = C = K (depthwise), a     its default: rows=64
 //                                              square 3x3/5x5/7x7 filter at stride 1   rows_per_thread=4 block=128
 //                                              or 2 (MobileNet, EfficientNet)
+//  49        *_cuda_depthwise_staged_nhwc      the same layers channels-last (and      its default: rows=8 columns=16
+//                                              ConvNeXt's 7x7)                         rows_per_thread=8 block=128
 //  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default
 //  48        *_cuda_im2col_gemm                1x1, stride 1, no padding, dilation 1,  images=N (the closest legal count)
 //                                              groups 1 (f32 nchw: a batched GEMM)
@@ -114,6 +116,13 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);
          return OnGpu(t) && p.layout == conv2d::Layout::kNchw && p.groups == p.c && p.k == p.c && p.groups > 1;
+       },
+       nullptr},
+      {49, op + "_cuda_depthwise_staged_nhwc", "nhwc depthwise (groups = C = K); it applies to square 3x3, 5x5, "
+       "7x7 filters at stride 1 or 2",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         return OnGpu(t) && p.layout == conv2d::Layout::kNhwc && p.groups == p.c && p.k == p.c && p.groups > 1;
        },
        nullptr},
       {49, op + "_cuda_depthwise", "f16 or bf16 depthwise (groups = C)",

@@ -74,20 +74,29 @@ NchwWindow DepthwiseNchwWindow(const Problem& p, const DepthwiseConfig& c);
 bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c);
 gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream);
 
-// Staged depthwise, nchw (conv2d_cuda_depthwise_staged.cu): groups = C = K, a square 3x3,
-// 5x5 or 7x7 filter at stride 1 or 2, dilation 1, x contiguous. A block stages the input
-// rows of `rows` output rows of a plane (or, where a plane has fewer, of as many whole
-// planes as `rows` rows hold) in shared memory with 16-byte loads; a thread computes
-// `rows_per_thread` outputs down a column. Blocks of `block` threads.
-// The defaults: the best or within 1.22x of it on every depthwise layer tuned on the H100
-// (MobileNetV2/V3, EfficientNet-B0; rows 32 where 64 rows of a wide image do not fit).
+// Staged depthwise: groups = C = K, a square 3x3, 5x5 or 7x7 filter at stride 1 or 2,
+// dilation 1. Blocks of `block` threads; a thread computes `rows_per_thread` outputs down
+// a column from shared memory. One kernel per layout, each with its Fits and Launch.
+// nchw (conv2d_cuda_depthwise_staged.cu), x contiguous: a block stages the input rows of
+// `rows` output rows of a plane (or, where a plane has fewer, of as many whole planes as
+// `rows` rows hold) with 16-byte loads. The defaults: the best or within 1.22x of it on
+// every depthwise layer tuned on the H100 (MobileNetV2/V3, EfficientNet-B0; rows 32 where
+// 64 rows of a wide image do not fit).
+// nhwc (conv2d_cuda_depthwise_nhwc_staged.cu), any strides: a block stages the input
+// window of a `rows` x `columns` tile of output pixels for kNhwcStagedChannels channels
+// (16-byte copies where the channels are contiguous and aligned); a thread's strips are
+// `rows_per_thread` x 2 outputs.
 struct DepthwiseStagedConfig {
-  int rows = 64;            // 4, 8, 16, 32 or 64
-  int rows_per_thread = 4;  // 1, 2 or 4, dividing rows
-  int block = 128;
+  int rows = 64;            // nchw 4, 8, 16, 32 or 64; nhwc 4, 8, 16 or 32
+  int rows_per_thread = 4;  // 1, 2 or 4 (nhwc also 8), dividing rows
+  int block = 128;          // nhwc: a multiple of kNhwcStagedChannels
+  int columns = 8;          // nhwc: 4, 8, 16 or 32
 };
+inline constexpr int kNhwcStagedChannels = 32;  // a warp's lanes: one channel each
 bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c);
 gpuError_t LaunchDepthwiseStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream);
+bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c);
+gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream);
 
 // ---- im2col / col2im (the GEMM formulations) --------------------------------------------
 // Column buffers of `images` images starting at `first_image`, float, fully written:

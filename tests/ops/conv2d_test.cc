@@ -226,6 +226,42 @@ TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
   EXPECT_GT(runs, 36 * 40);
 }
 
+TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
+  // The staged nhwc depthwise kernel in sampled configs: two channel blocks of 16-byte
+  // staging, a channel tail inside a block (40), channel counts that allow no 16-byte
+  // vector in some dtypes (5, 36: scalar staging), one tile covering a small image, 5x5
+  // and 7x7 at stride 2 and 1, no padding at stride 2, and tiles clipped at odd edges; f32,
+  // f16 and bf16, with and without the fused bias+activation.
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
+  int runs = 0;
+  for (Shape s : {
+           Shape{2, 64, 15, 13, 64, 3, 3, 1, 1, 1, 1, 1, 1, 64},
+           Shape{1, 40, 14, 14, 40, 5, 5, 2, 2, 2, 2, 1, 1, 40},
+           Shape{3, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5},
+           Shape{1, 36, 20, 21, 36, 7, 7, 1, 1, 3, 3, 1, 1, 36},
+           Shape{2, 33, 9, 9, 33, 3, 3, 2, 2, 0, 0, 1, 1, 33},
+           Shape{1, 8, 37, 35, 8, 7, 7, 2, 2, 3, 3, 1, 1, 8},
+       }) {
+    s.nhwc = true;
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged_nhwc");
+      ASSERT_NE(staged, nullptr);
+      OPSCHED_ASSERT_OK(staged->Applicable(Canonical(s.Line("conv2d", dtype)), target_));
+      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d", dtype), 40, &runs));
+      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d_bias_act", dtype, " act=relu"), 40, &runs));
+    }
+  }
+  EXPECT_GT(runs, 36 * 40);
+  // x with strided channels (every other channel of a wider buffer) and a padded pixel
+  // pitch: the scalar staging path with x's own strides.
+  Workload w = Canonical(Shape{2, 24, 9, 11, 24, 3, 3, 1, 1, 1, 1, 1, 1, 24, true}.Line("conv2d", "f16"));
+  w.SetTensor("x", *TensorDesc::Strided(DType::kF16, {2, 9, 11, 24}, {9 * 11 * 56, 11 * 56, 56, 2}));
+  OPSCHED_ASSERT_OK(registry_.Canonicalize(&w));
+  const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged_nhwc");
+  OPSCHED_ASSERT_OK(staged->Applicable(w, target_));
+  OPSCHED_ASSERT_OK(CheckWorkload(w, 40, &runs));
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
@@ -419,9 +455,10 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
   EXPECT_EQ(rule("conv2d x=f32[4,128,128,128] w=f32[128,128,3,3]" + dense), "conv2d_cudnn algo=implicit_precomp_gemm");
   // Few channels (MNIST's first layer): the direct kernel; not for depthwise layers.
   EXPECT_EQ(rule("conv2d x=f32[128,1,28,28] w=f32[16,1,3,3]" + dense).rfind("conv2d_cuda_direct ", 0), 0u);
-  // nchw depthwise, any dtype: the staged kernel in its default config (rows=64 rows_per_thread=4
-  // block=128, or the closest that fits: 64 rows of a 112-wide image at stride 2 do not);
-  // nhwc, or a dilated filter: the own depthwise kernel in its default, for f16/bf16.
+  // Depthwise, any dtype: the staged kernel in its default config (nchw rows=64
+  // rows_per_thread=4 block=128, or the closest that fits: 64 rows of a 112-wide image at
+  // stride 2 do not; nhwc 8x16 tiles, strips of 8 rows); a dilated filter: the own depthwise kernel in its
+  // default, for f16/bf16.
   const auto default_of = [&](const std::string& name, const std::string& line) {
     const Implementation* impl = registry_.FindImplementation(name);
     EXPECT_NE(impl, nullptr) << name;
@@ -441,7 +478,7 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
     EXPECT_EQ(rule(nchw), fmt::format("{}_cuda_depthwise_staged block=128,rows=64,rows_per_thread=4", op));
     const std::string nhwc = fmt::format("{} x=f16[32,56,56,144] w=f16[144,3,3,1]{} stride=1,1 pad=1,1 dilation=1,1 "
                                          "groups=144 layout=nhwc math=fp32{}", op, b, act);
-    EXPECT_EQ(rule(nhwc), default_of(fmt::format("{}_cuda_depthwise", op), nhwc));
+    EXPECT_EQ(rule(nhwc), fmt::format("{}_cuda_depthwise_staged_nhwc block=128,columns=16,rows=8,rows_per_thread=8", op));
     const std::string dilated = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=2,2 "
                                             "dilation=2,2 groups=144 layout=nchw math=fp32{}", op, b, act);
     EXPECT_EQ(rule(dilated), default_of(fmt::format("{}_cuda_depthwise", op), dilated));

@@ -32,9 +32,11 @@ std::vector<Workload> SuiteWorkloads() {
       if (e.error.ok()) workloads.push_back(std::move(e.workload));
     }
   }
-  // Implementations no suite line reaches: a fused depthwise layer.
+  // Implementations no suite line reaches: a fused depthwise layer in either layout.
   for (const char* line : {"conv2d_bias_act x=f16[4,32,28,28] w=f16[32,1,3,3] b=f16[32] stride=1,1 pad=1,1 "
-                           "dilation=1,1 groups=32 layout=nchw math=fp32 act=relu"}) {
+                           "dilation=1,1 groups=32 layout=nchw math=fp32 act=relu",
+                           "conv2d_bias_act x=f16[4,28,28,32] w=f16[32,3,3,1] b=f16[32] stride=1,1 pad=1,1 "
+                           "dilation=1,1 groups=32 layout=nhwc math=fp32 act=relu"}) {
     StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
     EXPECT_TRUE(w.ok()) << w.status();
     if (w.ok()) workloads.push_back(*std::move(w));

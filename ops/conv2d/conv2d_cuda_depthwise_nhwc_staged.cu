@@ -1,0 +1,265 @@
+// Staged depthwise convolution, nhwc (conv2d_cuda.h, LaunchDepthwiseNhwcStaged): one
+// filter per channel (groups = C = K), a square 3x3, 5x5 or 7x7 filter at stride 1 or 2,
+// dilation 1; f32, f16 and bf16 in and out, f32 accumulation, bias and activation fused.
+//
+// A block takes a tile of `rows` x `columns` output pixels of one image for
+// kNhwcStagedChannels neighbouring channels. It stages the tile's input window (the
+// pixels its taps reach, padding as zeros) for those channels in shared memory in x's
+// element type, [window row][window column][channel], and the channels' filters beside it
+// as float. Where x allows 16-byte copies along the contiguous channels they are
+// asynchronous (cp.async, zero-filled for padding, all in flight at once: the staging
+// waits for DRAM once, not once per element a thread copies). Lane l of every warp then
+// owns channel l of the block: its filter sits in registers, and each thread computes
+// strips of `rows_per_thread` x 2 outputs (rows x columns) of the tile, each window
+// element it reads used for every output of the strip that needs it. A warp's 32 lanes read
+// 32 neighbouring elements of shared memory at each tap (no bank conflict) and store 32
+// neighbouring channels of one pixel. x is read from DRAM about once (the halo of
+// neighbouring tiles from L2), y written once.
+#include <algorithm>
+#include <cstdint>
+
+#include "core/element.h"
+#include "ops/conv2d/conv2d_cuda.h"
+#include "ops/conv2d/conv2d_cuda_depthwise_common.cuh"
+#include "ops/conv2d/conv2d_math.h"
+
+namespace opsched::conv2d::gpu_kernels {
+namespace {
+
+using namespace depthwise;  // NOLINT: the shared kernel helpers
+
+constexpr int kC = kNhwcStagedChannels;
+constexpr int kCPT = 2;  // output columns of a thread's strip
+
+// 16 bytes from global to shared memory without passing through registers, or zeros
+// (src unread) when !valid; CopyWait waits for a thread's copies. Plain loads and stores
+// where cp.async is missing (before sm_80, HIP).
+__device__ __forceinline__ void Copy16(void* dst, const void* src, bool valid) {
+#if defined(OPSCHED_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src), "r"(valid ? 16 : 0));
+#else
+  *static_cast<uint4*>(dst) = valid ? *static_cast<const uint4*>(src) : uint4{0, 0, 0, 0};
+#endif
+}
+__device__ __forceinline__ void CopyWait() {
+#if defined(OPSCHED_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::);
+#endif
+}
+
+struct NhwcStagedGeometry {
+  int tiles_q, tiles_p, channel_blocks;  // blockIdx.x -> (n, tile row, tile column, channel block)
+  int tile_rows, tile_columns;           // output pixels of a tile
+  int window_rows, window_columns;       // its staged input window
+  bool vectors;                          // x's channels are staged 16 bytes at a time
+};
+
+int WindowExtent(int outputs, int ks, int st) { return (outputs - 1) * st + ks; }
+
+// The window in x's element type (a multiple of 16 bytes), then the filters as float.
+size_t SharedBytes(const NhwcStagedGeometry& g, int ks, int64_t element_bytes) {
+  return (size_t(g.window_rows) * g.window_columns * element_bytes + size_t(ks) * ks * sizeof(float)) * kC;
+}
+
+template <typename T, int KS, int ST, int RPT>
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(const Problem p, const NhwcStagedGeometry g) {
+  using S = typename T::Storage;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const int window = g.window_rows * g.window_columns;  // pixels of the window
+  S* const staged = reinterpret_cast<S*>(shared);
+  float* const weights = reinterpret_cast<float*>(staged + window * kC);
+  const S* __restrict__ x = static_cast<const S*>(p.x);
+  const S* __restrict__ wt = static_cast<const S*>(p.wt);
+  const int C = static_cast<int>(p.c), H = static_cast<int>(p.h), W = static_cast<int>(p.w);
+  const int P = static_cast<int>(p.p), Q = static_cast<int>(p.q);
+
+  int b = static_cast<int>(blockIdx.x);
+  const int cb = b % g.channel_blocks;
+  b /= g.channel_blocks;
+  const int tq = b % g.tiles_q;
+  b /= g.tiles_q;
+  const int tp = b % g.tiles_p;
+  const int n = b / g.tiles_p;
+  const int c0 = cb * kC, p0 = tp * g.tile_rows, q0 = tq * g.tile_columns;
+  const int ih0 = p0 * ST - static_cast<int>(p.pad_h), iw0 = q0 * ST - static_cast<int>(p.pad_w);
+  const S* __restrict__ xn = x + int64_t(n) * p.x_strides[0];
+
+  // Stage the window: element (pixel, channel) at staged[pixel * kC + channel], zero
+  // where the pixel is padding or the channel is past C.
+  if (g.vectors) {  // channels contiguous, C and x's strides multiples of kV, x aligned
+    constexpr int kV = 16 / sizeof(S);
+    constexpr int kPerPixel = kC / kV;
+    for (int e = threadIdx.x; e < window * kPerPixel; e += blockDim.x) {
+      const int pixel = e / kPerPixel, c = (e - pixel * kPerPixel) * kV;
+      const int wr = pixel / g.window_columns, wc = pixel - wr * g.window_columns;
+      const int ih = ih0 + wr, iw = iw0 + wc;
+      const bool valid = ih >= 0 && ih < H && iw >= 0 && iw < W && c0 + c < C;
+      Copy16(staged + pixel * kC + c,
+             valid ? xn + int64_t(ih) * p.x_strides[2] + int64_t(iw) * p.x_strides[3] + (c0 + c) : x, valid);
+    }
+  } else {
+    for (int e = threadIdx.x; e < window * kC; e += blockDim.x) {
+      const int pixel = e / kC, c = e - pixel * kC;
+      const int wr = pixel / g.window_columns, wc = pixel - wr * g.window_columns;
+      const int ih = ih0 + wr, iw = iw0 + wc;
+      staged[e] = ih >= 0 && ih < H && iw >= 0 && iw < W && c0 + c < C
+                      ? xn[int64_t(ih) * p.x_strides[2] + int64_t(iw) * p.x_strides[3] + int64_t(c0 + c) * p.x_strides[1]]
+                      : S(0);  // +0.0 in every element type
+    }
+  }
+  // The filters, tap-major: weights[tap * kC + channel].
+  for (int e = threadIdx.x; e < KS * KS * kC; e += blockDim.x) {
+    const int t = e / kC, c = c0 + (e - t * kC);
+    weights[e] = c < C ? T::Load(wt[int64_t(c) * p.w_strides[0] + (t / KS) * p.w_strides[2] + (t % KS) * p.w_strides[3]])
+                       : 0.0f;
+  }
+  CopyWait();
+  __syncthreads();
+
+  const int lane = static_cast<int>(threadIdx.x) % kC, worker = static_cast<int>(threadIdx.x) / kC;
+  const int workers = static_cast<int>(blockDim.x) / kC;
+  const int c = c0 + lane;
+  if (c >= C) return;  // (no barrier follows)
+  float wv[KS * KS];
+#pragma unroll
+  for (int t = 0; t < KS * KS; ++t) wv[t] = weights[t * kC + lane];
+  const bool fused = p.kind == Kind::kBiasActivation;
+  const float bias = fused ? T::Load(static_cast<const S*>(p.b)[int64_t(c) * p.b_stride]) : 0.0f;
+
+  // Strips of RPT rows x kCPT columns of outputs; thread `worker` takes strips worker,
+  // worker + workers, ... stepping (group, strip column) without dividing.
+  const int rows = min(g.tile_rows, P - p0), columns = min(g.tile_columns, Q - q0);
+  const int strip_columns = (columns + kCPT - 1) / kCPT;
+  const int groups = (rows + RPT - 1) / RPT;
+  int group = worker / strip_columns, sc = worker - group * strip_columns;
+  const int64_t ys2 = p.y_strides[2], ys3 = p.y_strides[3];
+  S* const y_c = static_cast<S*>(p.y) + int64_t(n) * p.y_strides[0] + int64_t(c) * p.y_strides[1];
+  constexpr int kSpanR = (RPT - 1) * ST + KS, kSpanC = (kCPT - 1) * ST + KS;
+  while (group < groups) {
+    const S* win = staged + ((group * RPT * ST) * g.window_columns + sc * kCPT * ST) * kC + lane;
+    float acc[RPT][kCPT];
+#pragma unroll
+    for (int i = 0; i < RPT; ++i) {
+#pragma unroll
+      for (int j = 0; j < kCPT; ++j) acc[i][j] = 0.0f;
+    }
+#pragma unroll
+    for (int dr = 0; dr < kSpanR; ++dr) {
+      float v[kSpanC];
+#pragma unroll
+      for (int t = 0; t < kSpanC; ++t) v[t] = T::Load(win[(dr * g.window_columns + t) * kC]);
+#pragma unroll
+      for (int i = 0; i < RPT; ++i) {
+        const int r = dr - i * ST;  // compile-time after unrolling
+        if (r < 0 || r >= KS) continue;
+#pragma unroll
+        for (int j = 0; j < kCPT; ++j) {
+#pragma unroll
+          for (int s2 = 0; s2 < KS; ++s2) acc[i][j] = fmaf(v[j * ST + s2], wv[r * KS + s2], acc[i][j]);
+        }
+      }
+    }
+    // The epilogue once per strip (a uniform branch), then the stores: unchecked for a
+    // whole strip, pointers stepped by the strides.
+    if (fused) {
+#pragma unroll
+      for (int i = 0; i < RPT; ++i) {
+#pragma unroll
+        for (int j = 0; j < kCPT; ++j) acc[i][j] = Activate(p.act, acc[i][j] + bias);
+      }
+    }
+    const int r0 = group * RPT, q = sc * kCPT;
+    S* row = y_c + int64_t(p0 + r0) * ys2 + int64_t(q0 + q) * ys3;
+    if (r0 + RPT <= rows && q + kCPT <= columns) {
+#pragma unroll
+      for (int i = 0; i < RPT; ++i, row += ys2) {
+        S* out = row;
+#pragma unroll
+        for (int j = 0; j < kCPT; ++j, out += ys3) *out = T::Store(acc[i][j]);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < RPT; ++i, row += ys2) {
+        S* out = row;
+#pragma unroll
+        for (int j = 0; j < kCPT; ++j, out += ys3) {
+          if (r0 + i < rows && q + j < columns) *out = T::Store(acc[i][j]);
+        }
+      }
+    }
+    for (sc += workers; sc >= strip_columns; sc -= strip_columns) ++group;
+  }
+}
+
+// The geometry of `c` for `p`; tiles_p 0 when the config does not fit.
+NhwcStagedGeometry Plan(const Problem& p, const DepthwiseStagedConfig& c) {
+  NhwcStagedGeometry g{};
+  const int ks = static_cast<int>(p.r), st = static_cast<int>(p.stride_h);
+  g.tile_rows = static_cast<int>(std::min<int64_t>(c.rows, std::max<int64_t>(p.p, 1)));
+  g.tile_columns = static_cast<int>(std::min<int64_t>(c.columns, std::max<int64_t>(p.q, 1)));
+  // Whole strips: a tile clipped to the image keeps a multiple of rows_per_thread rows.
+  g.tile_rows = (g.tile_rows + c.rows_per_thread - 1) / c.rows_per_thread * c.rows_per_thread;
+  g.window_rows = WindowExtent(g.tile_rows, ks, st);
+  // Whole strips of kCPT columns: the window reaches the rounded-up columns (zeros past Q).
+  g.window_columns = WindowExtent((g.tile_columns + kCPT - 1) / kCPT * kCPT, ks, st);
+  g.tiles_p = static_cast<int>((p.p + g.tile_rows - 1) / g.tile_rows);
+  g.tiles_q = static_cast<int>((p.q + g.tile_columns - 1) / g.tile_columns);
+  g.channel_blocks = static_cast<int>((p.c + kC - 1) / kC);
+  const int64_t blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks;
+  if (SharedBytes(g, ks, ElementBytes(p.type)) > kDepthwiseMaxSharedBytes || blocks > kMaxExtent) g.tiles_p = 0;
+  return g;
+}
+
+bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
+
+}  // namespace
+
+bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+  if (p.kind == Kind::kBackward || p.layout != Layout::kNhwc || p.groups != p.c || p.k != p.c || !FitsIndexing(p)) {
+    return false;
+  }
+  if (UnrolledFilter(p) == 0 || p.pad_h < 0 || p.pad_w < 0) return false;
+  const auto tile = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
+  const int rpt = c.rows_per_thread;
+  if (!tile(c.rows) || !tile(c.columns) || (rpt != 1 && rpt != 2 && rpt != 4 && rpt != 8) || c.rows % rpt != 0 ||
+      c.block < kC || c.block > kDepthwiseMaxBlock || c.block % kC != 0) {
+    return false;
+  }
+  return p.n * p.p * p.q * p.c == 0 || Plan(p, c).tiles_p > 0;
+}
+
+gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream) {
+  if (!DepthwiseNhwcStagedFits(p, c)) return gpuErrorInvalidValue;
+  if (p.n * p.p * p.q * p.c == 0) return gpuSuccess;
+  NhwcStagedGeometry g = Plan(p, c);
+  const int64_t kv = 16 / ElementBytes(p.type);
+  const int64_t* s = p.x_strides;
+  g.vectors = Aligned16(p.x) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
+  const unsigned blocks = static_cast<unsigned>(p.n * g.tiles_p * g.tiles_q * g.channel_blocks);
+  const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type));
+  return VisitType(p, [&]<typename T>() {
+    return VisitFilter(p, [&]<int KS, int ST>() {
+      if constexpr (KS > 0) {
+        switch (c.rows_per_thread) {
+          case 8:
+            DepthwiseNhwcStagedKernel<T, KS, ST, 8><<<blocks, c.block, shared, stream>>>(p, g);
+            break;
+          case 4:
+            DepthwiseNhwcStagedKernel<T, KS, ST, 4><<<blocks, c.block, shared, stream>>>(p, g);
+            break;
+          case 2:
+            DepthwiseNhwcStagedKernel<T, KS, ST, 2><<<blocks, c.block, shared, stream>>>(p, g);
+            break;
+          default:
+            DepthwiseNhwcStagedKernel<T, KS, ST, 1><<<blocks, c.block, shared, stream>>>(p, g);
+            break;
+        }
+        return gpuGetLastError();
+      }
+      return gpuErrorInvalidValue;  // DepthwiseNhwcStagedFits: an unrolled filter
+    });
+  });
+}
+
+}  // namespace opsched::conv2d::gpu_kernels
