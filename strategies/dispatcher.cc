@@ -316,10 +316,16 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   // fast nowhere near this workload (and a first decision checks a few dozen candidates,
   // not the whole space); the whole legal space when none of theirs is legal.
   std::vector<Candidate> candidates;
+  // The nearest training workload with a fastest candidate legal here: one none of whose
+  // fastest can run here (another layout's kernels) says nothing about which candidate
+  // wins here, so it does not make the model trusted (a batch-1 nchw 1152x7x7 5x5
+  // depthwise layer beside a channels-last 16x7x7x1152 one: 1.5x its best served).
+  double legal_distance = INFINITY;
   {
     std::set<std::string> seen;
     std::map<const Implementation*, std::optional<ConfigSpace>> spaces;  // nullopt: not applicable
     for (const Selector::Neighbour& n : near) {
+      const size_t before = candidates.size();
       for (const std::string& key : n.top) {
         if (!seen.insert(key).second) continue;
         const size_t cut = key.find(' ');
@@ -339,6 +345,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
           candidates.push_back(Candidate{std::string(impl->name()), *config});
         }
       }
+      if (candidates.size() > before) legal_distance = std::min(legal_distance, n.distance);
     }
   }
   const bool pooled = !candidates.empty();
@@ -401,7 +408,8 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
     for (double t : *predicted) unknown += std::isnan(t);
     if (unknown > 0) model_notes->push_back(fmt::format("{} candidates of implementations it never saw", unknown));
   }
-  const double distance = near.empty() ? INFINITY : near.front().distance;
+  // (No neighbour's fastest legal here: the whole space was ranked, trusted by the nearest.)
+  const double distance = near.empty() ? INFINITY : pooled ? legal_distance : near.front().distance;
   // Contested: one of the nearest training workloads measured the pick at 1.5x its best
   // or slower. The neighbours disagree about it, so the model has no confidence here and
   // the floor decides, not a neighbour's record either (a 1x256x14x14 3x3 layer: the
@@ -426,13 +434,15 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   }
   if (!(distance <= options_.model_max_distance)) {
     Note(notes, "predicted", c.implementation, c.config,
-         fmt::format("not trusted: the nearest training workload is at distance {:.2f} > {:.2f}", distance,
-                     options_.model_max_distance));
+         fmt::format("not trusted: the nearest training workload with a candidate legal here is at distance "
+                     "{:.2f} > {:.2f}",
+                     distance, options_.model_max_distance));
     return Prediction::kNone;
   }
   const Implementation* impl = registry_.FindImplementation(c.implementation);
   *out = Make(impl, c.config, Provenance::kPredicted,
-              fmt::format("best predicted of {} candidates ({:.2f} us); nearest training workload at distance {:.2f}",
+              fmt::format("best predicted of {} candidates ({:.2f} us); nearest training workload with a "
+                          "candidate legal here at distance {:.2f}",
                           candidates.size(), best_us, distance),
               canonical);
   out->predicted_us = best_us;

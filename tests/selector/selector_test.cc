@@ -45,18 +45,19 @@ class SelectorTest : public ::testing::Test {
     // Training workloads: n = 2^12 .. 2^20, every candidate measured.
     for (int e = 12; e <= 20; ++e) AddAll(int64_t{1} << e);
   }
-  void AddAll(int64_t n) {
-    for (int u : {1, 2, 4}) Add(n, "scale_cpu_loop", u);
-    for (int b : {64, 256, 1024}) Add(n, "scale_cpu_blocked", b);
+  // Records of every candidate of n, or of one, in db (db_ when null).
+  void AddAll(int64_t n, records::Database* db = nullptr) {
+    for (int u : {1, 2, 4}) Add(n, "scale_cpu_loop", u, db);
+    for (int b : {64, 256, 1024}) Add(n, "scale_cpu_blocked", b, db);
   }
-  void Add(int64_t n, const std::string& impl, int knob) {
+  void Add(int64_t n, const std::string& impl, int knob, records::Database* db = nullptr) {
     const std::string config = impl == "scale_cpu_loop" ? fmt::format("unroll={}", knob) : fmt::format("block={}", knob);
-    OPSCHED_ASSERT_OK(db_.Add(MakeRecord(Line(n), cpu_, impl, config, Us(n, impl, knob))));
+    OPSCHED_ASSERT_OK((db ? db : &db_)->Add(MakeRecord(Line(n), cpu_, impl, config, Us(n, impl, knob))));
   }
-  selector::SelectorModelProto Train(TrainOptions options = {}) {
+  selector::SelectorModelProto Train(TrainOptions options = {}, const records::Database* db = nullptr) {
     options.target_kind = "cpu";
     options.booster = {.rounds = 80, .max_depth = 4, .eta = 0.3, .threads = 1, .seed = 1};
-    StatusOr<selector::SelectorModelProto> model = TrainSelector(registry_, {&db_}, options);
+    StatusOr<selector::SelectorModelProto> model = TrainSelector(registry_, {db ? db : &db_}, options);
     EXPECT_TRUE(model.ok()) << model.status();
     return model.ok() ? *model : selector::SelectorModelProto();
   }
@@ -129,6 +130,42 @@ TEST_F(SelectorTest, FarFromTheTrainingDataTheRuleDecides) {
   got = off.Decide(W(24576));
   ASSERT_TRUE(got.ok());
   EXPECT_EQ((*got)->decision.provenance, Provenance::kHeuristic);
+}
+
+// A training workload none of whose fastest candidates can run here (another layout's
+// kernels, in conv2d) says nothing about which candidate wins here: it does not make the
+// model trusted; the nearest one with a candidate legal here must be within the distance.
+TEST_F(SelectorTest, ANeighbourWithNoCandidateLegalHereDoesNotMakeTheModelTrusted) {
+  // Small workloads, n = 2^4 .. 2^10, where the loop wins, every candidate measured; and
+  // 2^16 measured with the blocked implementation only. 2^16 + 1 is no multiple of 64:
+  // the blocked implementation does not apply there.
+  records::Database db;
+  for (int e = 4; e <= 10; ++e) AddAll(int64_t{1} << e, &db);
+  const int64_t big = int64_t{1} << 16;
+  for (int b : {64, 256, 1024}) Add(big, "scale_cpu_blocked", b, &db);
+  std::unique_ptr<Selector> model = Load(Train({}, &db));
+  ASSERT_NE(model, nullptr);
+  const std::vector<Selector::Neighbour> near = model->Nearest(*registry_.FindOp("scale"), W(big + 1), 2);
+  ASSERT_EQ(near.size(), 2u);
+  ASSERT_EQ(near[0].workload, Line(big));
+  ASSERT_LT(near[0].distance, 0.01);
+  ASSERT_GT(near[1].distance, 1.0);
+  Dispatcher d(registry_, cpu_, nullptr, DispatchOptions{}, model.get());
+  StatusOr<Explanation> e = d.Explain(W(big + 1));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = e->ToString();
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << text;
+  EXPECT_EQ(e->decision.implementation->name(), "scale_cpu_loop") << text;
+  EXPECT_NE(text.find("not trusted: the nearest training workload with a candidate legal here is at distance"),
+            std::string::npos)
+      << text;
+  // Where that neighbour's candidates are legal (2^16 + 64, never measured), its distance
+  // counts: the pick is not refused for distance (the loop-measured neighbours contest
+  // the blocked pick instead).
+  StatusOr<Explanation> legal = d.Explain(W(big + 64));
+  ASSERT_TRUE(legal.ok()) << legal.status();
+  EXPECT_EQ(legal->ToString().find("candidate legal here is at distance"), std::string::npos) << legal->ToString();
+  EXPECT_NE(legal->ToString().find("[predicted] scale_cpu_blocked"), std::string::npos) << legal->ToString();
 }
 
 // A rule may say where its implementation fits at all (the scatter slice kernels: dense
