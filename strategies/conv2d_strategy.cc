@@ -90,6 +90,13 @@ bool Pointwise1x1(const conv2d::Problem& p) {
          p.dil_h == 1 && p.dil_w == 1 && p.groups == 1;
 }
 bool Gpu(const Workload&, const Target& t) { return OnGpu(t); }
+// A depthwise layer (groups = C = K > 1) of `layout` on the GPU.
+auto DepthwiseOnGpu(conv2d::Layout layout) {
+  return [layout](const Workload& w, const Target& t) {
+    const conv2d::Problem p = MakeProblem(w);
+    return OnGpu(t) && p.layout == layout && p.groups == p.c && p.k == p.c && p.groups > 1;
+  };
+}
 
 Config Algo(const char* algo) {
   Config c;
@@ -113,18 +120,10 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
        }},
       {49, op + "_cuda_depthwise_staged", "nchw depthwise (groups = C = K); it applies to square 3x3, 5x5, 7x7 "
        "filters at stride 1 or 2",
-       [](const Workload& w, const Target& t) {
-         const conv2d::Problem p = MakeProblem(w);
-         return OnGpu(t) && p.layout == conv2d::Layout::kNchw && p.groups == p.c && p.k == p.c && p.groups > 1;
-       },
-       nullptr},
+       DepthwiseOnGpu(conv2d::Layout::kNchw), nullptr},
       {49, op + "_cuda_depthwise_staged_nhwc", "nhwc depthwise (groups = C = K); it applies to square 3x3, 5x5, "
        "7x7 filters at stride 1 or 2",
-       [](const Workload& w, const Target& t) {
-         const conv2d::Problem p = MakeProblem(w);
-         return OnGpu(t) && p.layout == conv2d::Layout::kNhwc && p.groups == p.c && p.k == p.c && p.groups > 1;
-       },
-       nullptr},
+       DepthwiseOnGpu(conv2d::Layout::kNhwc), nullptr},
       {49, op + "_cuda_depthwise", "f16 or bf16 depthwise (groups = C)",
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);

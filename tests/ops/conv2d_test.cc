@@ -97,6 +97,19 @@ class Conv2dTest : public ::testing::TestWithParam<DeviceKind> {
   Status CheckLine(const std::string& line, size_t configs, int* runs) {
     return CheckWorkload(Canonical(line), configs, runs);
   }
+  // `implementation` applies to the shape in f32, f16 and bf16, and every implementation
+  // (up to `configs` configs each) matches the reference on its conv2d and conv2d_bias_act
+  // (relu) lines.
+  Status CheckEveryDtype(const std::string& implementation, const Shape& s, size_t configs, int* runs) {
+    const Implementation* impl = registry_.FindImplementation(implementation);
+    if (impl == nullptr) return absl::NotFoundError(implementation);
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      OPSCHED_RETURN_IF_ERROR(Annotate(impl->Applicable(Canonical(s.Line("conv2d", dtype)), target_), implementation));
+      OPSCHED_RETURN_IF_ERROR(CheckLine(s.Line("conv2d", dtype), configs, runs));
+      OPSCHED_RETURN_IF_ERROR(CheckLine(s.Line("conv2d_bias_act", dtype, " act=relu"), configs, runs));
+    }
+    return absl::OkStatus();
+  }
   Status CheckWorkload(const Workload& w, size_t configs, int* runs) {
     TrialOptions options;
     options.seed = rng_();
@@ -215,13 +228,7 @@ TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
            Shape{1, 2, 20, 20, 2, 7, 7, 1, 1, 3, 3, 1, 1, 2},
            Shape{1, 6, 9, 9, 6, 3, 3, 2, 2, 0, 0, 1, 1, 6},
        }) {
-    for (const char* dtype : {"f32", "f16", "bf16"}) {
-      const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged");
-      ASSERT_NE(staged, nullptr);
-      OPSCHED_ASSERT_OK(staged->Applicable(Canonical(s.Line("conv2d", dtype)), target_));
-      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d", dtype), 64, &runs));
-      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d_bias_act", dtype, " act=relu"), 64, &runs));
-    }
+    OPSCHED_ASSERT_OK(CheckEveryDtype("conv2d_cuda_depthwise_staged", s, 64, &runs));
   }
   EXPECT_GT(runs, 36 * 40);
 }
@@ -243,13 +250,7 @@ TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
            Shape{1, 8, 37, 35, 8, 7, 7, 2, 2, 3, 3, 1, 1, 8},
        }) {
     s.nhwc = true;
-    for (const char* dtype : {"f32", "f16", "bf16"}) {
-      const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged_nhwc");
-      ASSERT_NE(staged, nullptr);
-      OPSCHED_ASSERT_OK(staged->Applicable(Canonical(s.Line("conv2d", dtype)), target_));
-      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d", dtype), 40, &runs));
-      OPSCHED_ASSERT_OK(CheckLine(s.Line("conv2d_bias_act", dtype, " act=relu"), 40, &runs));
-    }
+    OPSCHED_ASSERT_OK(CheckEveryDtype("conv2d_cuda_depthwise_staged_nhwc", s, 40, &runs));
   }
   EXPECT_GT(runs, 36 * 40);
   // x with strided channels (every other channel of a wider buffer) and a padded pixel
