@@ -1,6 +1,6 @@
-// What the depthwise kernels (conv2d_cuda_depthwise.cu, conv2d_cuda_depthwise_staged.cu)
-// share: dispatch over the element type and the unrolled filter, the bias+activation
-// epilogue, and aligned vectors of elements.
+// What the depthwise kernels (conv2d_cuda_depthwise.cu, conv2d_cuda_depthwise_staged.cu,
+// conv2d_cuda_depthwise_nhwc_staged.cu) share: dispatch over the element type and the
+// unrolled filter, the bias+activation epilogue, and aligned vectors of elements.
 #pragma once
 
 #include <cstdint>
