@@ -30,7 +30,6 @@ int64_t Pow2AtLeast(int64_t x) {
   return p;
 }
 
-
 // The widest vector (<= 16 bytes) dividing the row and every stride.
 int64_t WidestVector(const Problem& p, bool rows) {
   for (int64_t v = 16 / reduce::ElementBytes(p.in_type); v > 1; v /= 2) {

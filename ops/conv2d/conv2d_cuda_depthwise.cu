@@ -326,8 +326,6 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcKernel(Proble
   }
 }
 
-bool Aligned(const void* ptr, size_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
-
 }  // namespace
 
 NchwWindow DepthwiseNchwWindow(const Problem& p, const DepthwiseConfig& c) {

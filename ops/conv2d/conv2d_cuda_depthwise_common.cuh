@@ -3,6 +3,7 @@
 // unrolled filter, the bias+activation epilogue, and aligned vectors of elements.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/element.h"
@@ -34,6 +35,9 @@ template <typename S, int V>
 struct alignas(sizeof(S) * V) Pack {
   S v[V];
 };
+
+// Whether `ptr` is aligned to `bytes` (vector loads and copies).
+inline bool Aligned(const void* ptr, size_t bytes) { return reinterpret_cast<uintptr_t>(ptr) % bytes == 0; }
 
 // Calls fn.template operator()<KS, ST>() for the problem's unrolled filter and stride
 // (UnrolledFilter, conv2d_cuda.h; <0, 0> for the general kernels).

@@ -211,11 +211,8 @@ NhwcStagedGeometry Plan(const Problem& p, const DepthwiseStagedConfig& c) {
   return g;
 }
 
-bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
-
-}  // namespace
-
-bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+// DepthwiseNhwcStagedFits but the shared-memory and grid limits, which Plan checks.
+bool ShapeAndConfigFit(const Problem& p, const DepthwiseStagedConfig& c) {
   if (p.kind == Kind::kBackward || p.layout != Layout::kNhwc || p.groups != p.c || p.k != p.c || !FitsIndexing(p)) {
     return false;
   }
@@ -226,16 +223,23 @@ bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
       c.block < kC || c.block > kDepthwiseMaxBlock || c.block % kC != 0) {
     return false;
   }
-  return p.n * p.p * p.q * p.c == 0 || Plan(p, c).tiles_p > 0;
+  return true;
+}
+
+}  // namespace
+
+bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
+  return ShapeAndConfigFit(p, c) && (p.n * p.p * p.q * p.c == 0 || Plan(p, c).tiles_p > 0);
 }
 
 gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream) {
-  if (!DepthwiseNhwcStagedFits(p, c)) return gpuErrorInvalidValue;
+  if (!ShapeAndConfigFit(p, c)) return gpuErrorInvalidValue;
   if (p.n * p.p * p.q * p.c == 0) return gpuSuccess;
-  NhwcStagedGeometry g = Plan(p, c);
+  NhwcStagedGeometry g = Plan(p, c);  // planned once a call
+  if (g.tiles_p == 0) return gpuErrorInvalidValue;
   const int64_t kv = 16 / ElementBytes(p.type);
   const int64_t* s = p.x_strides;
-  g.vectors = Aligned16(p.x) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
+  g.vectors = Aligned(p.x, 16) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
   const unsigned blocks = static_cast<unsigned>(p.n * g.tiles_p * g.tiles_q * g.channel_blocks);
   const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type));
   return VisitType(p, [&]<typename T>() {

@@ -458,8 +458,8 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
   EXPECT_EQ(rule("conv2d x=f32[128,1,28,28] w=f32[16,1,3,3]" + dense).rfind("conv2d_cuda_direct ", 0), 0u);
   // Depthwise, any dtype: the staged kernel in its default config (nchw rows=64
   // rows_per_thread=4 block=128, or the closest that fits: 64 rows of a 112-wide image at
-  // stride 2 do not; nhwc 8x16 tiles, strips of 8 rows); a dilated filter: the own depthwise kernel in its
-  // default, for f16/bf16.
+  // stride 2 do not; nhwc 8x16 tiles, strips of 8 rows); a dilated filter: the own
+  // depthwise kernel in its default, for f16/bf16.
   const auto default_of = [&](const std::string& name, const std::string& line) {
     const Implementation* impl = registry_.FindImplementation(name);
     EXPECT_NE(impl, nullptr) << name;
