@@ -60,6 +60,18 @@ uint64_t Target::fingerprint() const {
   return h.value();
 }
 
+uint64_t Target::platform_fingerprint() const {
+  StableHasher h;
+  h.String("platform")
+      .String(DeviceKindName(kind))
+      .String(device_name)
+      .String(arch)
+      .Int(sm_count)
+      .Int(driver_version)
+      .Int(runtime_version);
+  return h.value();
+}
+
 std::string Target::arch_key() const { return fmt::format("{}/{}", DeviceKindName(kind), arch); }
 
 std::string Target::ToString() const {

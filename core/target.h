@@ -30,11 +30,23 @@ struct Target {
   // SM count, driver, runtime, cuBLAS and cuDNN versions. The device index and the
   // memory size are left out: two identical GPUs share records.
   uint64_t fingerprint() const;
+  // The same without the cuBLAS and cuDNN versions: what decides the speed of a kernel of
+  // our own, which calls neither library. A record of such an implementation holds on any
+  // target of the same platform (records::Database::SetLibraryUse): a process that loads
+  // another cuDNN, as PyTorch does, still uses the records of the own kernels.
+  uint64_t platform_fingerprint() const;
   // "cuda/sm_90": records with the same arch key but another fingerprint may be used
   // when transfer is allowed (same arch, other device or library versions).
   std::string arch_key() const;
   // One line: "cuda:0 NVIDIA H200 sm_90 132 SMs 139.8 GiB, driver 13000 ...".
   std::string ToString() const;
+};
+
+// The run-time vendor libraries whose version decides an implementation's speed; kernels
+// compiled into opsched (CUB's included) depend on neither.
+struct LibraryUse {
+  bool cublas = true;
+  bool cudnn = true;
 };
 
 // The CPU this process runs on.

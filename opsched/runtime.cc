@@ -94,14 +94,15 @@ StatusOr<std::unique_ptr<Runtime>> Runtime::Create(RuntimeOptions options) {
   std::unique_ptr<Runtime> rt(new Runtime(std::make_unique<State>()));
   State& st = *rt->s_;
   Target target = options.target ? *options.target : DefaultTarget();
+  if (options.registry == nullptr) OPSCHED_RETURN_IF_ERROR(Annotate(RegisterAll(), "registering the built-in ops"));
+  const Registry& registry = options.registry ? *options.registry : Registry::Global();
+  st.registry_ = &registry;
   st.db_ = std::make_unique<records::Database>();
+  st.db_->SetLibraryUse([&registry](std::string_view name) { return registry.LibraryUseOf(name); });
   for (const std::string& path : options.record_files) {
     OPSCHED_RETURN_IF_ERROR(Annotate(st.db_->Load(path), "loading records"));
   }
   st.records_note_ = records::NoRecordsForTargetNote(*st.db_, target, options.dispatch.allow_transferred_records);
-  if (options.registry == nullptr) OPSCHED_RETURN_IF_ERROR(Annotate(RegisterAll(), "registering the built-in ops"));
-  const Registry& registry = options.registry ? *options.registry : Registry::Global();
-  st.registry_ = &registry;
   if (!options.model_file.empty()) {
     StatusOr<std::unique_ptr<Selector>> selector = Selector::Load(options.model_file);
     Status usable = selector.ok() ? (*selector)->Serves(target, options.dispatch.allow_transferred_records)

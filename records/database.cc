@@ -24,11 +24,14 @@ uint64_t ArchHash(std::string_view kind, std::string_view arch) {
 }  // namespace
 
 TargetKey TargetKey::Of(const Target& target) {
-  return TargetKey{target.fingerprint(), ArchHash(DeviceKindName(target.kind), target.arch)};
+  return TargetKey{target.fingerprint(), ArchHash(DeviceKindName(target.kind), target.arch),
+                   target.platform_fingerprint(), target.cublas_version, target.cudnn_version};
 }
 
 TargetKey TargetKey::Of(const TargetProto& target) {
-  return TargetKey{target.fingerprint(), ArchHash(target.kind(), target.arch())};
+  StatusOr<Target> t = FromProto(target);  // an unknown kind has no platform
+  return TargetKey{target.fingerprint(), ArchHash(target.kind(), target.arch()),
+                   t.ok() ? t->platform_fingerprint() : 0, target.cublas_version(), target.cudnn_version()};
 }
 
 uint64_t WorkloadFamily(const Workload& w) {
@@ -119,6 +122,7 @@ uint32_t Database::InternImplementation(std::string_view name) {
   if (it != implementation_ids_.end()) return it->second;
   const uint32_t id = static_cast<uint32_t>(implementations_.size());
   implementations_.emplace_back(name);
+  if (library_use_) uses_.push_back(library_use_(name));
   implementation_ids_.emplace(implementations_.back(), id);
   return id;
 }
@@ -168,8 +172,54 @@ Status Database::Index(std::string_view payload, uint32_t source, uint64_t offse
   if (status == OK) {
     UpdateBest(best_exact_, PairKey{wl, key.fingerprint}, index);
     UpdateBest(best_arch_, PairKey{wl, key.arch}, index);
+    if (key.platform != 0) ok_by_platform_[PairKey{wl, key.platform}].push_back(index);
   }
   return absl::OkStatus();
+}
+
+void Database::SetLibraryUse(LibraryUseOf use) {
+  library_use_ = std::move(use);
+  uses_.clear();
+  if (!library_use_) return;
+  for (const std::string& name : implementations_) uses_.push_back(library_use_(name));
+}
+
+bool Database::HoldsOn(const RecordEntry& e, const TargetKey& target) const {
+  const TargetKey& from = targets_[e.target].key;
+  if (from.fingerprint == target.fingerprint) return true;
+  if (!library_use_ || from.platform == 0 || from.platform != target.platform) return false;
+  const LibraryUse& use = uses_[e.implementation];
+  return (!use.cublas || from.cublas_version == target.cublas_version) &&
+         (!use.cudnn || from.cudnn_version == target.cudnn_version);
+}
+
+std::vector<const RecordEntry*> Database::OtherVersionsHolding(uint64_t workload_hash, const TargetKey& target) const {
+  std::vector<const RecordEntry*> out;
+  if (!library_use_) return out;
+  auto it = ok_by_platform_.find(PairKey{workload_hash, target.platform});
+  if (it == ok_by_platform_.end()) return out;
+  // A record that does not hold here (a cuDNN algorithm timed with another cuDNN) says the
+  // own kernels slower than it may not be the best here: only those faster are taken.
+  float stale = INFINITY;
+  for (uint32_t i : it->second) {
+    const RecordEntry& e = entries_[i];
+    if (targets_[e.target].key.fingerprint != target.fingerprint && !HoldsOn(e, target)) {
+      stale = std::min(stale, e.call_us);
+    }
+  }
+  for (uint32_t i : it->second) {
+    const RecordEntry& e = entries_[i];
+    if (targets_[e.target].key.fingerprint != target.fingerprint && e.call_us < stale && HoldsOn(e, target)) {
+      out.push_back(&e);
+    }
+  }
+  return out;
+}
+
+std::vector<const RecordEntry*> Database::ExactRecordsFor(uint64_t workload_hash, const TargetKey& target) const {
+  std::vector<const RecordEntry*> out = RecordsFor(workload_hash, target.fingerprint);
+  for (const RecordEntry* e : OtherVersionsHolding(workload_hash, target)) out.push_back(e);
+  return out;
 }
 
 Status Database::Load(const std::string& path, LogScan* scan) {
@@ -206,8 +256,14 @@ Status Database::Add(const Record& record) {
 
 std::optional<Match> Database::Best(uint64_t workload_hash, const TargetKey& target,
                                     bool allow_transfer) const {
-  auto exact = best_exact_.find(PairKey{workload_hash, target.fingerprint});
-  if (exact != best_exact_.end()) return Match{&entries_[exact->second], false};
+  const RecordEntry* best = nullptr;
+  if (auto exact = best_exact_.find(PairKey{workload_hash, target.fingerprint}); exact != best_exact_.end()) {
+    best = &entries_[exact->second];
+  }
+  for (const RecordEntry* e : OtherVersionsHolding(workload_hash, target)) {
+    if (best == nullptr || e->call_us < best->call_us) best = e;
+  }
+  if (best != nullptr) return Match{best, false};
   if (!allow_transfer) return std::nullopt;
   auto arch = best_arch_.find(PairKey{workload_hash, target.arch});
   if (arch != best_arch_.end()) return Match{&entries_[arch->second], true};
@@ -258,16 +314,17 @@ std::vector<uint64_t> Database::FingerprintsWithArch(uint64_t arch) const {
 }
 
 size_t Database::CountFor(const TargetKey& target, bool allow_transfer) const {
-  std::vector<bool> usable(targets_.size());
+  std::vector<bool> usable(targets_.size()), platform(targets_.size());
   bool any = false;
   for (size_t i = 0; i < targets_.size(); ++i) {
     const TargetKey& key = targets_[i].key;
     usable[i] = key.fingerprint == target.fingerprint || (allow_transfer && key.arch == target.arch);
-    any |= usable[i];
+    platform[i] = library_use_ && key.platform != 0 && key.platform == target.platform;
+    any |= usable[i] || platform[i];
   }
   if (!any) return 0;
   size_t count = 0;
-  for (const RecordEntry& e : entries_) count += usable[e.target] ? 1 : 0;
+  for (const RecordEntry& e : entries_) count += usable[e.target] || (platform[e.target] && HoldsOn(e, target)) ? 1 : 0;
   return count;
 }
 

@@ -4,13 +4,19 @@
 // Target matching: an exact fingerprint match first; a record from another target with
 // the same arch key (same kind and arch, other device name or library versions) only
 // when transfer is allowed, and then marked transferred; a record from another arch or
-// kind is never returned.
+// kind is never returned. Once SetLibraryUse says which vendor libraries each
+// implementation calls, a record measured on the same platform (Target::
+// platform_fingerprint: device, arch, driver, runtime) with other cuBLAS or cuDNN versions
+// counts as exact when its implementation calls neither of the libraries that differ and
+// no record of those versions that does not hold here is faster: the own kernels' records
+// hold in a process that loads another cuDNN (PyTorch's).
 //
 // Memory: each record costs a 40-byte entry; workloads, targets, implementation names
 // and configs are stored once each. Full records are read back from their log on demand.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,10 +36,16 @@ namespace opsched::records {
 // What identifies a target for lookups; compute once per target (hashing is not free).
 struct TargetKey {
   uint64_t fingerprint = 0;
-  uint64_t arch = 0;  // stable hash of Target::arch_key()
+  uint64_t arch = 0;      // stable hash of Target::arch_key()
+  uint64_t platform = 0;  // Target::platform_fingerprint()
+  int cublas_version = 0;
+  int cudnn_version = 0;
   static TargetKey Of(const Target& target);
   static TargetKey Of(const TargetProto& target);
 };
+
+// An implementation's LibraryUse (core/target.h) by name; an unknown name should get both.
+using LibraryUseOf = std::function<LibraryUse(std::string_view implementation)>;
 
 struct RecordEntry {
   uint32_t workload;        // index into workloads
@@ -78,6 +90,11 @@ class Database {
   // the rules of records/validate.h.
   Status Add(const Record& record);
 
+  // Lets records from other cuBLAS/cuDNN versions of the same platform serve the
+  // implementations that do not call the libraries that differ (see the matching rules).
+  // Without it, a record matches by fingerprint only.
+  void SetLibraryUse(LibraryUseOf use);
+
   size_t size() const { return entries_.size(); }
   const std::vector<RecordEntry>& entries() const { return entries_; }
 
@@ -104,6 +121,14 @@ class Database {
   std::vector<uint64_t> FingerprintsWithArch(uint64_t arch) const;
   // Every record of one workload on one target (any status), in load order.
   std::vector<const RecordEntry*> RecordsFor(uint64_t workload_hash, uint64_t fingerprint) const;
+  // The records of one workload that count as exact on `target`: RecordsFor its
+  // fingerprint, then the ok records of other library versions of its platform whose
+  // implementation calls none of the libraries that differ, and that are faster than every
+  // record of those versions that does not hold here (after SetLibraryUse): an own kernel
+  // slower than a cuDNN algorithm timed with another cuDNN is not known to be the best.
+  std::vector<const RecordEntry*> ExactRecordsFor(uint64_t workload_hash, const TargetKey& target) const;
+  // True when `entry`, measured on another target, counts as exact on `target`.
+  bool HoldsOn(const RecordEntry& entry, const TargetKey& target) const;
   // Records (any workload, any status) on `target` (its fingerprint) or, with
   // allow_transfer, on any target of its arch key: those a dispatcher there can use.
   size_t CountFor(const TargetKey& target, bool allow_transfer = false) const;
@@ -137,6 +162,9 @@ class Database {
     }
   };
 
+  // The ok records of this workload from other library versions of target's platform that
+  // hold here, each faster than every one of them that does not (after SetLibraryUse).
+  std::vector<const RecordEntry*> OtherVersionsHolding(uint64_t workload_hash, const TargetKey& target) const;
   // Indexes one serialized record.
   Status Index(std::string_view payload, uint32_t source, uint64_t offset);
   StatusOr<uint32_t> InternWorkload(std::string_view bytes);
@@ -164,6 +192,10 @@ class Database {
   absl::flat_hash_map<PairKey, uint32_t> best_arch_;
   // (workload hash, fingerprint) -> entries, for RecordsFor / Contains.
   absl::flat_hash_map<PairKey, std::vector<uint32_t>> by_pair_;
+  // (workload hash, platform) -> ok entries, for records of other library versions.
+  absl::flat_hash_map<PairKey, std::vector<uint32_t>> ok_by_platform_;
+  LibraryUseOf library_use_;          // empty: match by fingerprint only
+  std::vector<LibraryUse> uses_;      // per implementation index, once library_use_ is set
   std::vector<std::unique_ptr<LogReader>> sources_;
   std::vector<Record> live_;
   RecordSkimmer skimmer_;  // reused by Index

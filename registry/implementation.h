@@ -31,6 +31,11 @@ struct ImplementationTraits {
   bool deterministic = true;    // same inputs give bit-identical outputs
   bool vendor_library = false;  // calls cuDNN / cuBLAS / CUB
   bool in_place = false;        // accepts an output aliasing its first input
+  // Calls a vendor library loaded at run time, whose version decides its speed: records
+  // measured with other versions of it do not hold (records::Database::SetLibraryUse).
+  // cuDNN may call cuBLAS(Lt) itself, so its users say both.
+  bool uses_cublas = false;
+  bool uses_cudnn = false;
 };
 
 // What Run receives. `tensors` holds the op's inputs then outputs in OpDef order.

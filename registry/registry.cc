@@ -58,6 +58,13 @@ const Implementation* Registry::FindImplementation(std::string_view name) const 
   return it == implementations_.end() ? nullptr : it->second.get();
 }
 
+LibraryUse Registry::LibraryUseOf(std::string_view implementation) const {
+  const Implementation* impl = FindImplementation(implementation);
+  if (impl == nullptr) return LibraryUse{};
+  const ImplementationTraits t = impl->traits();
+  return LibraryUse{.cublas = t.uses_cublas, .cudnn = t.uses_cudnn};
+}
+
 const Strategy* Registry::FindStrategy(std::string_view op) const {
   auto it = strategies_.find(op);
   return it == strategies_.end() ? nullptr : it->second.get();

@@ -37,6 +37,8 @@ class Registry {
 
   const OpDef* FindOp(std::string_view name) const;
   const Implementation* FindImplementation(std::string_view name) const;
+  // The vendor libraries an implementation calls (its traits); both for an unknown name.
+  LibraryUse LibraryUseOf(std::string_view implementation) const;
   const Strategy* FindStrategy(std::string_view op) const;
   // The op's device-side verification; null when the build has none (no GPU build).
   const DeviceVerification* FindDeviceVerification(std::string_view op) const;

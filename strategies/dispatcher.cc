@@ -29,6 +29,16 @@ std::string RecordOrigin(const records::Database& db, const records::RecordEntry
                      p.trial_index());
 }
 
+// Says when an exact record was measured with other vendor library versions (those its
+// implementation does not call; records::Database::SetLibraryUse).
+std::string OtherLibraries(const records::TargetProto& from, const Target& here) {
+  std::vector<std::string> other;
+  if (from.cublas_version() != here.cublas_version) other.push_back(fmt::format("cuBLAS {}", from.cublas_version()));
+  if (from.cudnn_version() != here.cudnn_version) other.push_back(fmt::format("cuDNN {}", from.cudnn_version()));
+  if (other.empty()) return "";
+  return fmt::format(" (measured with {}, which this implementation does not call)", fmt::join(other, " and "));
+}
+
 // Says when a record's call time is its host time (records/call_time.h).
 std::string HostBoundNote(const records::RecordEntry& e) {
   if (!(e.call_us > e.median_us)) return "";
@@ -127,12 +137,11 @@ void Dispatcher::WarnOnce(const records::RecordEntry* entry, std::string_view me
   if (warned_.insert(entry).second) Log().warn("skipping a record: {}", message);
 }
 
-bool Dispatcher::TryRecords(uint64_t workload_hash, uint64_t fingerprint,
-                            const Workload& canonical, Provenance provenance,
-                            std::string_view source, std::vector<Considered>* notes,
+bool Dispatcher::TryRecords(const std::vector<const records::RecordEntry*>& records, const Workload& canonical,
+                            Provenance provenance, std::string_view source, std::vector<Considered>* notes,
                             Decision* out) const {
   std::vector<const records::RecordEntry*> ok;
-  for (const records::RecordEntry* e : db_->RecordsFor(workload_hash, fingerprint)) {
+  for (const records::RecordEntry* e : records) {
     if (e->status == records::OK) ok.push_back(e);
   }
   std::stable_sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
@@ -166,8 +175,8 @@ bool Dispatcher::TryRecords(uint64_t workload_hash, uint64_t fingerprint,
     const records::TargetProto& from = db_->target(e->target);
     switch (provenance) {
       case Provenance::kExactRecord:
-        out->reason = fmt::format("fastest usable ok record on this target: {:.2f} us{}{}", e->call_us,
-                                  HostBoundNote(*e), RecordOrigin(*db_, *e));
+        out->reason = fmt::format("fastest usable ok record on this target: {:.2f} us{}{}{}", e->call_us,
+                                  HostBoundNote(*e), OtherLibraries(from, target_), RecordOrigin(*db_, *e));
         break;
       case Provenance::kTransferredRecord:
         out->reason = fmt::format(
@@ -190,15 +199,15 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical, std::v
   const uint64_t wl = canonical.hash();
   const bool hidden = options_.hidden_workloads.count(wl) > 0;
   if (db_ != nullptr && !hidden) {
-    if (TryRecords(wl, target_key_.fingerprint, canonical, Provenance::kExactRecord,
-                   "exact record", notes, &d)) {
+    if (TryRecords(db_->ExactRecordsFor(wl, target_key_), canonical, Provenance::kExactRecord, "exact record", notes,
+                   &d)) {
       return d;
     }
     if (options_.allow_transferred_records) {
       for (uint64_t fp : db_->FingerprintsWithArch(target_key_.arch)) {
         if (fp == target_key_.fingerprint) continue;
-        if (TryRecords(wl, fp, canonical, Provenance::kTransferredRecord,
-                       "transferred record", notes, &d)) {
+        if (TryRecords(db_->RecordsFor(wl, fp), canonical, Provenance::kTransferredRecord, "transferred record", notes,
+                       &d)) {
           return d;
         }
       }
@@ -219,11 +228,13 @@ StatusOr<Decision> Dispatcher::DecideCanonical(const Workload& canonical, std::v
         }
         break;  // the rest are further still
       }
-      const uint64_t fp = db_->target(n.best.entry->target).fingerprint();
       const std::string source = fmt::format("nearest record of '{}' (distance {:.2f})",
                                              n.workload->ToString(), n.distance);
-      if (TryRecords(n.workload->hash(), fp, canonical, Provenance::kNearestRecord, source,
-                     notes, &d)) {
+      // The neighbour's records that hold here, or, for a transferred best, its target's.
+      const std::vector<const records::RecordEntry*> theirs =
+          n.best.transferred ? db_->RecordsFor(n.workload->hash(), db_->target(n.best.entry->target).fingerprint())
+                             : db_->ExactRecordsFor(n.workload->hash(), target_key_);
+      if (TryRecords(theirs, canonical, Provenance::kNearestRecord, source, notes, &d)) {
         return d;
       }
     }

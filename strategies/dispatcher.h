@@ -90,8 +90,8 @@ class Dispatcher {
   // OK when `impl` may run `config` for `canonical` on this target.
   Status Usable(const Implementation* impl, std::string_view name, const Config& config,
                 const Workload& canonical) const;
-  // Tries ok records of (workload hash, fingerprint), fastest first.
-  bool TryRecords(uint64_t workload_hash, uint64_t fingerprint, const Workload& canonical,
+  // Tries the ok ones of `records` (one workload's), fastest first.
+  bool TryRecords(const std::vector<const records::RecordEntry*>& records, const Workload& canonical,
                   Provenance provenance, std::string_view source,
                   std::vector<Considered>* notes, Decision* out) const;
   // OK unless `config` needs more workspace than DispatchOptions::max_workspace_bytes.

@@ -54,6 +54,7 @@ StatusOr<TuneReport> TuneSession::Run() {
   // `known`: the log itself (what is resumed). `served`: what a Runtime loading the log
   // and the transfer logs would serve today (the seeds).
   records::Database known, served;
+  served.SetLibraryUse([this](std::string_view name) { return registry_.LibraryUseOf(name); });
   if (access(options_.records_path.c_str(), F_OK) == 0) {
     OPSCHED_RETURN_IF_ERROR(Annotate(known.Load(options_.records_path), "resuming"));
     OPSCHED_RETURN_IF_ERROR(Annotate(served.Load(options_.records_path), "resuming"));

@@ -404,7 +404,9 @@ class Conv2dCudaIm2colGemm : public Conv2dGpu {
   std::string_view name() const override {
     return fused_ ? "conv2d_bias_act_cuda_im2col_gemm" : "conv2d_cuda_im2col_gemm";
   }
-  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true, .uses_cublas = true};
+  }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
     OPSCHED_RETURN_IF_ERROR(ServesF32(p));
@@ -481,7 +483,9 @@ class Conv2dBackwardCudaGemm : public Conv2dGpu {
  public:
   std::string_view op() const override { return "conv2d_backward"; }
   std::string_view name() const override { return "conv2d_backward_cuda_gemm"; }
-  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true, .uses_cublas = true};
+  }
   Status Applicable(const Workload& w, const Target&) const override {
     const Problem p = MakeProblem(w);
     OPSCHED_RETURN_IF_ERROR(ServesF32(p));

@@ -200,7 +200,9 @@ template <AlgoFilter kKeep, ForwardCall kCall>
 class ForwardCudnnBase : public Implementation {
  public:
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
-  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true, .uses_cublas = true, .uses_cudnn = true};
+  }
   size_t WorkspaceBytes(const Workload& w, const Config& config) const override {
     return ForwardWorkspace(w, config, kKeep);
   }

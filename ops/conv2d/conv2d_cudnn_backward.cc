@@ -189,7 +189,7 @@ class Conv2dBackwardCudnn : public Implementation {
   }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
   ImplementationTraits traits() const override {
-    return {.deterministic = kDeterministicOnly, .vendor_library = true};
+    return {.deterministic = kDeterministicOnly, .vendor_library = true, .uses_cublas = true, .uses_cudnn = true};
   }
 
   Status Applicable(const Workload& w, const Target& target) const override {

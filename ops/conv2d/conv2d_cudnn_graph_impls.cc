@@ -85,7 +85,9 @@ class Conv2dCudnnGraph : public Implementation {
   std::string_view op() const override { return "conv2d"; }
   std::string_view name() const override { return "conv2d_cudnn_graph"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
-  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true, .uses_cublas = true, .uses_cudnn = true};
+  }
 
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckApplicable(w, target, {GraphOp::kForward});
@@ -186,7 +188,9 @@ class Conv2dBackwardCudnnGraph : public Implementation {
   std::string_view op() const override { return "conv2d_backward"; }
   std::string_view name() const override { return "conv2d_backward_cudnn_graph"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
-  ImplementationTraits traits() const override { return {.deterministic = true, .vendor_library = true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = true, .vendor_library = true, .uses_cublas = true, .uses_cudnn = true};
+  }
 
   Status Applicable(const Workload& w, const Target& target) const override {
     return CheckApplicable(w, target, {GraphOp::kBackwardData, GraphOp::kBackwardFilter});

@@ -91,7 +91,8 @@ class ReduceCudnn : public Implementation {
   std::string_view name() const override { return "reduce_cudnn"; }
   DeviceKind device_kind() const override { return DeviceKind::kCuda; }
   ImplementationTraits traits() const override {
-    return {.deterministic = false, .vendor_library = true};  // its summation order is not documented
+    // Not deterministic: its summation order is not documented.
+    return {.deterministic = false, .vendor_library = true, .uses_cublas = true, .uses_cudnn = true};
   }
   Status Applicable(const Workload& w, const Target&) const override {
     const TensorDesc& x = *w.FindTensor("x");

@@ -119,19 +119,32 @@ TEST_F(RuntimeTest, RecordsDecideAndWorkspaceIsReused) {
   OPSCHED_ASSERT_OK(rt->Run(w, in_place, cpu_stream_));
   EXPECT_EQ(x[0], 3.0f);
   // Records of another target only: the runtime says so (front ends report it).
-  const std::string other_log = log + ".other";
-  std::remove(other_log.c_str());
-  {
-    Target other = CpuTarget();
-    other.cudnn_version = 91900;
-    auto writer = records::LogWriter::Open(other_log);
+  auto write_for = [&](const Target& other, const std::string& path) {
+    std::remove(path.c_str());
+    auto writer = records::LogWriter::Open(path);
     ASSERT_TRUE(writer.ok());
     OPSCHED_ASSERT_OK((*writer)->Append(records::testing::MakeRecord(
         "scale x=f32[256] factor=2.0", other, "scale_cpu_blocked", "block=256", 1.0)));
-  }
-  auto elsewhere = Make({other_log});
+  };
+  Target other = CpuTarget();
+  other.device_name = "another CPU";
+  write_for(other, log + ".other");
+  auto elsewhere = Make({log + ".other"});
   EXPECT_EQ(elsewhere->records_note().rfind("1 records loaded, none for this target", 0), 0u)
       << elsewhere->records_note();
+  // A record measured with another cuDNN holds for an implementation that does not call
+  // it (a process that loaded PyTorch's cuDNN keeps the own kernels' records).
+  Target other_cudnn = CpuTarget();
+  other_cudnn.cudnn_version = 91900;
+  write_for(other_cudnn, log + ".cudnn");
+  auto other_library = Make({log + ".cudnn"});
+  EXPECT_EQ(other_library->records_note(), "");
+  StatusOr<Explanation> held = other_library->Explain("scale x=f32[256]");
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(held->decision.provenance, Provenance::kExactRecord);
+  EXPECT_NE(held->decision.reason.find("measured with cuDNN 91900, which this implementation does not call"),
+            std::string::npos)
+      << held->decision.reason;
   // A missing record file is an error at creation.
   RuntimeOptions o;
   o.target = CpuTarget();

@@ -142,6 +142,111 @@ TEST(DatabaseTest, CountsRecordsPerTargetAndSaysWhenNoneIsForThisOne) {
       << versions;
 }
 
+// What tells an implementation's vendor libraries apart in these tests: names with
+// "cudnn" call cuDNN (and cuBLAS, as cuDNN may), names with "gemm" call cuBLAS.
+LibraryUse UseByName(std::string_view name) {
+  const bool cudnn = name.find("cudnn") != std::string_view::npos;
+  return LibraryUse{.cublas = cudnn || name.find("gemm") != std::string_view::npos, .cudnn = cudnn};
+}
+
+TEST(DatabaseTest, RecordsOfOtherLibraryVersionsHoldForImplementationsThatDoNotCallThem) {
+  const Target shell = TestGpu("NVIDIA H100 80GB HBM3", "sm_90", 91400);
+  Target torch_process = shell;  // the same GPU in a process that loaded PyTorch's cuDNN
+  torch_process.cudnn_version = 91900;
+  Target other_cublas = shell;
+  other_cublas.cublas_version = 130200;
+  Target other_driver = torch_process;
+  other_driver.driver_version = 13010;
+  const char* conv = "conv2d x=f32[8,64,56,56] w=f32[64,64,3,3] stride=1,1 pad=1,1 dilation=1,1 groups=1 "
+                     "layout=nchw math=fp32";
+  auto fill = [&](Database& db, double cudnn_us) {
+    OPSCHED_ASSERT_OK(db.Add(MakeRecord(conv, shell, "conv2d_cudnn", "algo=winograd_nonfused", cudnn_us)));
+    OPSCHED_ASSERT_OK(db.Add(MakeRecord(conv, shell, "conv2d_cuda_im2col_gemm", "images=8", 35)));
+    OPSCHED_ASSERT_OK(db.Add(MakeRecord(conv, shell, "conv2d_cuda_direct", "block=128", 30)));
+    OPSCHED_ASSERT_OK(db.Add(MakeRecord(conv, shell, "conv2d_cuda_implicit_gemm", "tile=64", 20, CRASHED)));
+  };
+  // Without SetLibraryUse a record matches by fingerprint only (the rule before it).
+  Database strict;
+  fill(strict, 40);
+  EXPECT_FALSE(strict.Best(W(conv), torch_process).has_value());
+  EXPECT_EQ(strict.CountFor(TargetKey::Of(torch_process)), 0u);
+  EXPECT_TRUE(strict.ExactRecordsFor(W(conv).hash(), TargetKey::Of(torch_process)).empty());
+
+  Database db;
+  db.SetLibraryUse(UseByName);
+  fill(db, 40);
+  // Another cuDNN: the cuBLAS GEMM and the own kernel hold, exactly; cuDNN's does not.
+  std::optional<Match> best = db.Best(W(conv), torch_process);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_FALSE(best->transferred);
+  EXPECT_EQ(db.implementation(best->entry->implementation), "conv2d_cuda_direct");
+  std::vector<std::string> held;
+  for (const RecordEntry* e : db.ExactRecordsFor(W(conv).hash(), TargetKey::Of(torch_process))) {
+    held.push_back(db.implementation(e->implementation));
+  }
+  EXPECT_EQ(held, (std::vector<std::string>{"conv2d_cuda_im2col_gemm", "conv2d_cuda_direct"}));
+  EXPECT_EQ(db.CountFor(TargetKey::Of(torch_process)), 3u);  // any status, the crashed GEMM's too
+  EXPECT_EQ(NoRecordsForTargetNote(db, torch_process), "");
+  // Another cuBLAS: only the own kernel holds.
+  held.clear();
+  for (const RecordEntry* e : db.ExactRecordsFor(W(conv).hash(), TargetKey::Of(other_cublas))) {
+    held.push_back(db.implementation(e->implementation));
+  }
+  EXPECT_EQ(held, (std::vector<std::string>{"conv2d_cuda_direct"}));
+  // Another driver is another platform: nothing holds, unless transfer is allowed.
+  EXPECT_FALSE(db.Best(W(conv), other_driver).has_value());
+  EXPECT_TRUE(db.ExactRecordsFor(W(conv).hash(), TargetKey::Of(other_driver)).empty());
+  best = db.Best(W(conv), other_driver, /*allow_transfer=*/true);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_TRUE(best->transferred);
+  // On the target itself every record holds.
+  EXPECT_EQ(db.ExactRecordsFor(W(conv).hash(), TargetKey::Of(shell)).size(), 4u);  // any status, as RecordsFor
+
+  // Where cuDNN's algorithm was the fastest with the other cuDNN, the slower own kernels
+  // are not known to be the best here: no record holds (the dispatcher goes on to its
+  // model and floor), and on the target itself cuDNN's wins.
+  Database cudnn_first;
+  cudnn_first.SetLibraryUse(UseByName);
+  fill(cudnn_first, 25);
+  EXPECT_FALSE(cudnn_first.Best(W(conv), torch_process).has_value());
+  EXPECT_TRUE(cudnn_first.ExactRecordsFor(W(conv).hash(), TargetKey::Of(torch_process)).empty());
+  best = cudnn_first.Best(W(conv), shell);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(cudnn_first.implementation(best->entry->implementation), "conv2d_cudnn");
+}
+
+TEST(DatabaseTest, ExactRecordsOfBothVersionsMeetAndTheFastestHoldingOneWins) {
+  const Target shell = TestGpu("NVIDIA H100 80GB HBM3", "sm_90", 91400);
+  Target torch_process = shell;
+  torch_process.cudnn_version = 91900;
+  Database db;
+  // Records added before SetLibraryUse are covered too.
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, shell, "scatter_cuda_parallel", "block=256", 15)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, torch_process, "scatter_cuda_parallel", "block=128", 35)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, torch_process, "scatter_cudnn_fake", "-", 20)));
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(kLine, shell, "scatter_cudnn_fake", "-", 10)));
+  db.SetLibraryUse(UseByName);
+  // Here: the own kernel's 35 us and the vendor's 20 us; the shell's own-kernel 15 us is
+  // slower than the shell's vendor record (10 us), which does not hold here: not taken.
+  std::optional<Match> best = db.Best(W(kLine), torch_process);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(db.implementation(best->entry->implementation), "scatter_cudnn_fake");
+  EXPECT_FLOAT_EQ(best->entry->median_us, 20);
+  best = db.Best(W(kLine), shell);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_FLOAT_EQ(best->entry->median_us, 10);
+  // Seen from the shell, the torch process's own-kernel record (35 us) is slower than that
+  // process's vendor record (20 us, another cuDNN): only the shell's two records count.
+  EXPECT_EQ(db.ExactRecordsFor(W(kLine).hash(), TargetKey::Of(shell)).size(), 2u);
+  // Nearest finds a neighbour through a record that holds here.
+  const char* other = "scatter data=f32[1000,256,7,8] indices=i64[1000,256,7,8] "
+                      "updates=f32[1000,256,7,8] axis=0 reduction=none";
+  std::vector<Neighbour> near = db.Nearest(W(other), torch_process, 2);
+  ASSERT_EQ(near.size(), 1u);
+  EXPECT_FALSE(near[0].best.transferred);
+  EXPECT_FLOAT_EQ(near[0].best.entry->median_us, 20);
+}
+
 TEST(DatabaseTest, NearestStaysInTheFamilyAndOrdersByShapeDistance) {
   Database db;
   const Target gpu = TestGpu();

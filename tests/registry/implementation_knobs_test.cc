@@ -152,4 +152,37 @@ TEST(ImplementationKnobsTest, GpuImplementationsDeclareTheirKnobsWithoutADevice)
 }
 
 }  // namespace
+// The vendor libraries each implementation says it calls decide which records of other
+// library versions hold for it (records::Database::SetLibraryUse): every cuDNN
+// implementation says cuDNN and cuBLAS (cuDNN may call cuBLASLt), the cuBLAS GEMMs say
+// cuBLAS, and every other implementation neither, so that its records hold in a process
+// that loaded another cuDNN.
+TEST(LibraryUseTest, EveryImplementationNamesTheVendorLibrariesItCalls) {
+  const Registry& registry = Registry::Global();
+  const std::set<std::string> cublas_gemms = {"conv2d_cuda_im2col_gemm", "conv2d_bias_act_cuda_im2col_gemm",
+                                              "conv2d_backward_cuda_gemm"};
+  int cudnn = 0, cublas = 0, own = 0;
+  for (const OpDef* op : registry.ops()) {
+    for (const Implementation* impl : registry.ImplementationsOf(op->name())) {
+      const std::string name(impl->name());
+      const ImplementationTraits t = impl->traits();
+      const bool calls_cudnn = name.find("cudnn") != std::string::npos;
+      EXPECT_EQ(t.uses_cudnn, calls_cudnn) << name;
+      EXPECT_EQ(t.uses_cublas, calls_cudnn || cublas_gemms.count(name) > 0) << name;
+      if (t.uses_cudnn || t.uses_cublas) EXPECT_TRUE(t.vendor_library) << name;
+      const LibraryUse use = registry.LibraryUseOf(name);
+      EXPECT_EQ(use.cudnn, t.uses_cudnn) << name;
+      EXPECT_EQ(use.cublas, t.uses_cublas) << name;
+      (calls_cudnn ? cudnn : t.uses_cublas ? cublas : own)++;
+    }
+  }
+  if (gpu::BackendKind() == DeviceKind::kCuda) {
+    EXPECT_GE(cudnn, 8);
+    EXPECT_EQ(cublas, 3);
+  }
+  EXPECT_GT(own, 10);
+  const LibraryUse unknown = registry.LibraryUseOf("no_such_implementation");
+  EXPECT_TRUE(unknown.cudnn && unknown.cublas);
+}
+
 }  // namespace opsched

@@ -108,6 +108,31 @@ TEST_F(DispatcherTest, TransferredRecordOnlyWhenAllowed) {
   EXPECT_NE(got.reason.find("Another CPU"), std::string::npos);
 }
 
+TEST_F(DispatcherTest, AnOwnKernelsRecordFromAnotherCudnnIsExact) {
+  const Target shell = records::testing::TestGpu("NVIDIA H100 80GB HBM3", "sm_90", 91400);
+  Target torch_process = shell;  // PyTorch loaded its own cuDNN
+  torch_process.cudnn_version = 91900;
+  AddRecord(8192, shell, "scale_cuda", "-", 3.0);
+  // Matched by fingerprint only, the record is another target's.
+  Dispatcher strict(registry_, torch_process, &db_, {});
+  EXPECT_EQ(D(strict, 8192).provenance, Provenance::kHeuristic);
+  // Told which libraries each implementation calls (scale_cuda: neither), the record holds.
+  records::Database db;
+  db.SetLibraryUse([this](std::string_view name) { return registry_.LibraryUseOf(name); });
+  OPSCHED_ASSERT_OK(db.Add(MakeRecord(Line(8192), shell, "scale_cuda", "-", 3.0)));
+  Dispatcher aware(registry_, torch_process, &db, {});
+  const Decision& got = D(aware, 8192);
+  EXPECT_EQ(got.provenance, Provenance::kExactRecord);
+  EXPECT_EQ(got.implementation->name(), "scale_cuda");
+  EXPECT_NE(got.reason.find("measured with cuDNN 91400, which this implementation does not call"), std::string::npos)
+      << got.reason;
+  // Another driver is another platform: no record holds.
+  Target other_driver = torch_process;
+  other_driver.driver_version += 10;
+  Dispatcher elsewhere(registry_, other_driver, &db, {});
+  EXPECT_EQ(D(elsewhere, 8192).provenance, Provenance::kHeuristic);
+}
+
 TEST_F(DispatcherTest, NearestRecordCarriesALegalConfig) {
   AddRecord(4096, cpu_, "scale_cpu_blocked", "block=1024", 2.0);
   AddRecord(16384, cpu_, "scale_cpu_loop", "unroll=4", 9.0);
