@@ -107,6 +107,8 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
     EXPECT_EQ(e.verdict(), "new") << e.workload();  // no baseline yet: reported, not failed
     EXPECT_GT(e.tuned().median_us(), 0);
     EXPECT_LE(e.tuned().ci_low_us(), e.tuned().median_us());
+    EXPECT_GT(e.wall_us(), 0);
+    EXPECT_EQ(e.loop_device_us(), 0);  // a CPU run has no device loop to time
   }
   EXPECT_EQ(first->regressions(), 0);
   EXPECT_EQ(first->entries(1).line(), 3);
@@ -302,7 +304,7 @@ TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
   EXPECT_NE(narrow.find("error: suite.txt:4: column 9: expected name=value"), std::string::npos) << narrow;
   const std::string wide = FormatTable(r, 0);
   EXPECT_GT(widest(wide), kTableWidth) << wide;
-  for (const char* header : {"wall us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
+  for (const char* header : {"wall us", "loop dev us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
     EXPECT_NE(wide.find(header), std::string::npos) << header;
   }
   EXPECT_NE(wide.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
