@@ -324,6 +324,7 @@ def main():
             row["opsched_us"] = e["tuned"]["median_us"]
             row["opsched_wall_us"] = e.get("wall_us", 0)
             row["opsched_loop_device_us"] = e.get("loop_device_us", 0)
+            row["opsched_host_us"] = e.get("host_us", 0)
             row["opsched_implementation"] = f'{e["tuned"]["implementation"]} {e["tuned"]["config"]}'
             torch_best = min(v for k, v in row.items() if k.startswith("torch_us"))
             row["torch_best_us"] = torch_best

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <string_view>
+#include <thread>
 
 #include "bench/lib/verdict.h"
 #include "core/atomic_file.h"
@@ -149,6 +150,24 @@ std::string Json(const google::protobuf::Message& m) {
   return out;
 }
 
+// The host time per call of kHeldCalls Runtime calls queued while a host function holds
+// the stream for kHoldMs (the device runs none of them meanwhile): the Runtime's own cost.
+constexpr int kHeldCalls = 20;
+constexpr int kHoldMs = 30;
+
+StatusOr<double> HostUsPerCall(Runtime& runtime, const Workload& w, Trial& trial) {
+  const Stream& stream = trial.stream();
+  OPSCHED_RETURN_IF_ERROR(gpu::LaunchHostFunc(
+      stream.native(), [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(kHoldMs)); }, nullptr));
+  const auto start = std::chrono::steady_clock::now();
+  Status ran = absl::OkStatus();
+  for (int i = 0; i < kHeldCalls && ran.ok(); ++i) ran = runtime.Run(w, trial.tensors(), stream);
+  const double elapsed = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+  OPSCHED_RETURN_IF_ERROR(runtime.Synchronize(stream));  // the hold and the calls, before anything else
+  OPSCHED_RETURN_IF_ERROR(ran);
+  return elapsed / kHeldCalls;
+}
+
 // One entry: check the tuned choice, then time the three choices in interleaved rounds.
 Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& runtime,
                 const Dispatcher& heuristics, const records::Database& db, const Workload& w,
@@ -229,6 +248,8 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
     if (gpu) {
       OPSCHED_ASSIGN_OR_RETURN(double ms, Event::ElapsedMs(first, last));
       entry->set_loop_device_us(ms * 1000 / calls);
+      OPSCHED_ASSIGN_OR_RETURN(double host, HostUsPerCall(runtime, w, *trial));
+      entry->set_host_us(host);
     }
   }
   Fill(entry->mutable_tuned(), std::string(tuned.implementation->name()), tuned.config.ToString(), tuned_samples);
@@ -376,6 +397,7 @@ std::string FormatTable(const BenchReport& r, size_t width) {
                {.header = "tuned us", .right = true, .importance = 6},
                {.header = "wall us", .right = true, .droppable = true, .importance = 0},
                {.header = "loop dev us", .right = true, .droppable = true, .importance = 0},
+               {.header = "host us", .right = true, .droppable = true, .importance = 0},
                {.header = "heur. us", .right = true, .droppable = true, .importance = 1},
                {.header = "oracle us", .right = true, .droppable = true, .importance = 1},
                {.header = "t/oracle", .right = true, .importance = 5},
@@ -390,7 +412,7 @@ std::string FormatTable(const BenchReport& r, size_t width) {
     }
     table.AddRow({std::to_string(e.line()), e.workload(), e.tuned().implementation(), ShortProvenance(e.provenance()),
                   Figure(e.tuned().median_us(), "{:.2f}"), Figure(e.wall_us(), "{:.2f}"),
-                  Figure(e.loop_device_us(), "{:.2f}"),
+                  Figure(e.loop_device_us(), "{:.2f}"), Figure(e.host_us(), "{:.2f}"),
                   Figure(e.heuristic().median_us(), "{:.2f}"), Figure(e.oracle().median_us(), "{:.2f}"),
                   Figure(e.tuned_over_oracle(), "{:.3f}"), Figure(e.heuristic_over_oracle(), "{:.3f}"),
                   Figure(e.baseline_us(), "{:.2f}"), Figure(e.change(), "{:.3f}x"), e.verdict()});

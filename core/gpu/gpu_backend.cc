@@ -255,6 +255,11 @@ Status StreamWaitEvent(void* stream, void* event) {
   return absl::OkStatus();
 }
 
+Status LaunchHostFunc(void* stream, void (*fn)(void*), void* user) {
+  OPSCHED_GPU_RETURN_IF_ERROR(gpuLaunchHostFunc(static_cast<gpuStream_t>(stream), fn, user), "");
+  return absl::OkStatus();
+}
+
 StatusOr<void*> EventCreate(const Device& device) {
   OPSCHED_RETURN_IF_ERROR(SetDevice(device));
   gpuEvent_t event = nullptr;

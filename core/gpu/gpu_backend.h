@@ -62,6 +62,9 @@ Status StreamSynchronize(void* stream);
 Status StreamWaitEvent(void* stream, void* event);
 // True while `stream` is being captured into a CUDA graph (work is recorded, not run).
 StatusOr<bool> StreamCapturing(void* stream);
+// Runs fn(user) on a runtime thread once the work queued on `stream` before it is done;
+// work queued after it waits for fn to return (fn must not call the GPU runtime).
+Status LaunchHostFunc(void* stream, void (*fn)(void*), void* user);
 
 StatusOr<void*> EventCreate(const Device& device);
 Status EventDestroy(void* event);

@@ -32,6 +32,7 @@ Status StreamDestroy(void*) { return NoGpu(); }
 Status StreamSynchronize(void*) { return NoGpu(); }
 Status StreamWaitEvent(void*, void*) { return NoGpu(); }
 StatusOr<bool> StreamCapturing(void*) { return NoGpu(); }
+Status LaunchHostFunc(void*, void (*)(void*), void*) { return NoGpu(); }
 StatusOr<void*> EventCreate(const Device&) { return NoGpu(); }
 Status EventDestroy(void*) { return NoGpu(); }
 Status EventRecord(void*, void*) { return NoGpu(); }

@@ -35,6 +35,7 @@ using gpuDeviceProp = hipDeviceProp_t;
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuStreamWaitEvent hipStreamWaitEvent
+#define gpuLaunchHostFunc hipLaunchHostFunc
 #define gpuStreamIsCapturing hipStreamIsCapturing
 #define gpuStreamCaptureStatus hipStreamCaptureStatus
 #define gpuStreamCaptureStatusNone hipStreamCaptureStatusNone
@@ -87,6 +88,7 @@ using gpuDeviceProp = cudaDeviceProp;
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuStreamWaitEvent cudaStreamWaitEvent
+#define gpuLaunchHostFunc cudaLaunchHostFunc
 #define gpuStreamIsCapturing cudaStreamIsCapturing
 #define gpuStreamCaptureStatus cudaStreamCaptureStatus
 #define gpuStreamCaptureStatusNone cudaStreamCaptureStatusNone

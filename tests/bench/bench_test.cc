@@ -14,6 +14,7 @@
 
 #include "bench/lib/bench_runner.h"
 #include "bench/lib/verdict.h"
+#include "core/gpu/gpu_backend.h"
 #include "tests/test_util.h"
 
 namespace opsched::bench {
@@ -109,6 +110,7 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
     EXPECT_LE(e.tuned().ci_low_us(), e.tuned().median_us());
     EXPECT_GT(e.wall_us(), 0);
     EXPECT_EQ(e.loop_device_us(), 0);  // a CPU run has no device loop to time
+    EXPECT_EQ(e.host_us(), 0);         // nor a stream to hold
   }
   EXPECT_EQ(first->regressions(), 0);
   EXPECT_EQ(first->entries(1).line(), 3);
@@ -157,6 +159,39 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
   // A corrupt baseline is an error, not a silent pass.
   std::ofstream(o.baseline_path) << "{ not json";
   EXPECT_FALSE(RunBench(Registry::Global(), o).ok());
+}
+
+// On a GPU, the wall-time loop is also timed on the device, and the host cost of a call
+// is measured with the stream held: well below the 30 ms hold, since no call waits for
+// the device.
+TEST(BenchRunTest, AGpuRunTimesTheLoopOnTheDeviceAndTheHostAlone) {
+  if (gpu::DeviceCount() == 0) GTEST_SKIP() << "no GPU: " << gpu::NoDeviceReason();
+  const std::string dir = ::testing::TempDir() + "/bench_gpu_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string suite = dir + "/suite.txt";
+  std::ofstream(suite) << "reduce x=f32[1024,1024] axes=1 op=sum\n"
+                          "scatter data=f32[4096,64] indices=i64[4096,64] updates=f32[4096,64] axis=0 reduction=add\n";
+  BenchOptions o;
+  o.suite_path = suite;
+  o.target = DefaultTarget();
+  o.baseline_path = dir + "/baseline.json";
+  o.rounds = 1;
+  o.measure.min_repeats = 5;
+  o.measure.max_repeats = 10;
+  o.measure.warmups = 1;
+  o.measure.min_total_ms = 1;
+  o.measure.max_total_ms = 50;
+  StatusOr<BenchReport> r = RunBench(Registry::Global(), o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->entries_size(), 2);
+  for (const BenchEntry& e : r->entries()) {
+    EXPECT_GT(e.loop_device_us(), 0) << e.workload();
+    EXPECT_GT(e.host_us(), 0) << e.workload();
+    EXPECT_LT(e.host_us(), 500) << e.workload();  // 20 calls behind a 30 ms hold: none waited for it
+    // The loop ends with a synchronisation: its wall time covers its device time.
+    EXPECT_GE(e.wall_us(), 0.95 * e.loop_device_us()) << e.workload();
+  }
 }
 
 // A report as RunBench makes it, without measuring: a conv2d_bias_act line with every
@@ -304,7 +339,7 @@ TEST(BenchReportTest, TheTableFitsItsWidthUnlessWide) {
   EXPECT_NE(narrow.find("error: suite.txt:4: column 9: expected name=value"), std::string::npos) << narrow;
   const std::string wide = FormatTable(r, 0);
   EXPECT_GT(widest(wide), kTableWidth) << wide;
-  for (const char* header : {"wall us", "loop dev us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
+  for (const char* header : {"wall us", "loop dev us", "host us", "heur. us", "oracle us", "h/oracle", "provenance", "baseline"}) {
     EXPECT_NE(wide.find(header), std::string::npos) << header;
   }
   EXPECT_NE(wide.find("conv2d_bias_act x=f32[16,1,28,28] w=f32[16,1,3,3] b=f32[16] pad=1,1 act=relu"),
