@@ -62,15 +62,31 @@ Status Selector::Serves(const Target& target, bool allow_transfer) const {
         fmt::format("the selector model was trained on {}, the target is {} (models never cross arches)", info_.arch(),
                     target.arch_key()));
   }
-  const uint64_t fp = target.fingerprint();
-  const bool same = std::find(info_.fingerprints().begin(), info_.fingerprints().end(), fp) != info_.fingerprints().end();
-  if (!same && !allow_transfer) {
+  if (!OtherLibraries(target).has_value() && !allow_transfer) {
     return absl::FailedPreconditionError(fmt::format(
         "the selector model was trained on other {} devices or library versions ({}); allow transferred records to "
         "use it",
         info_.arch(), fmt::join(info_.devices(), ", ")));
   }
   return absl::OkStatus();
+}
+
+std::optional<LibraryUse> Selector::OtherLibraries(const Target& target) const {
+  const uint64_t fp = target.fingerprint();
+  if (std::find(info_.fingerprints().begin(), info_.fingerprints().end(), fp) != info_.fingerprints().end()) {
+    return LibraryUse{.cublas = false, .cudnn = false};
+  }
+  // The training target of this platform whose libraries differ least (cuBLAS counts for
+  // cuDNN's users too: only a cuDNN version apart is the common case, PyTorch's).
+  const uint64_t platform = target.platform_fingerprint();
+  std::optional<LibraryUse> best;
+  for (const selector::TrainingTarget& t : info_.training_targets()) {
+    if (t.platform() == 0 || t.platform() != platform) continue;
+    const LibraryUse other{.cublas = t.cublas_version() != target.cublas_version,
+                           .cudnn = t.cudnn_version() != target.cudnn_version};
+    if (!best || int(other.cublas) + int(other.cudnn) < int(best->cublas) + int(best->cudnn)) best = other;
+  }
+  return best;
 }
 
 const Selector::OpEntry* Selector::Find(std::string_view op) const {

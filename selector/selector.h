@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +31,14 @@ class Selector {
   static StatusOr<std::unique_ptr<Selector>> FromProto(const selector::SelectorModelProto& model);
 
   // OK when this model may serve `target`: trained on its kind and arch, and on its very
-  // fingerprint unless transfer is allowed (the rules records follow).
+  // fingerprint or its platform with other vendor library versions (see OtherLibraries),
+  // unless transfer is allowed (the rules records follow).
   Status Serves(const Target& target, bool allow_transfer) const;
+  // Which vendor libraries the model's measurements of `target`'s platform ran with other
+  // versions of: neither when it was trained on the target itself; nullopt when it was
+  // trained on neither the target nor its platform. The dispatcher then ranks only the
+  // candidates that call none of those (records::Database::SetLibraryUse's rule).
+  std::optional<LibraryUse> OtherLibraries(const Target& target) const;
   bool HasOp(std::string_view op) const;
   bool KnowsImplementation(std::string_view op, std::string_view implementation) const;
 

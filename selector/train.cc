@@ -68,7 +68,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
   model.set_arch(arch);
   model.set_created_unix_s(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  std::map<uint64_t, std::string> targets;
+  std::map<uint64_t, const records::TargetProto*> targets;  // by fingerprint
   std::map<std::string, OpData> ops;
   int skipped_ops = 0;
   for (const records::Database* db : dbs) {
@@ -84,7 +84,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
         ++skipped_ops;
         continue;
       }
-      targets.emplace(t.fingerprint(), t.device_name());
+      targets.emplace(t.fingerprint(), &t);
       OpData& data = ops[w.op()];
       data.rows.push_back(Row{&w, t.fingerprint(), Candidate{db->implementation(e.implementation), db->config(e.config)},
                               t.sm_count(), t.l2_bytes(), std::log(static_cast<double>(e.call_us))});
@@ -105,9 +105,14 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     }
   }
   if (ops.empty()) return absl::NotFoundError(fmt::format("no ok {} records of {} to train on", options.target_kind, arch));
-  for (const auto& [fp, device] : targets) {
+  for (const auto& [fp, t] : targets) {
     model.add_fingerprints(fp);
-    model.add_devices(device);
+    model.add_devices(t->device_name());
+    selector::TrainingTarget* tt = model.add_training_targets();
+    StatusOr<Target> target = records::FromProto(*t);
+    tt->set_platform(target.ok() ? target->platform_fingerprint() : 0);
+    tt->set_cublas_version(t->cublas_version());
+    tt->set_cudnn_version(t->cudnn_version());
   }
   std::string text = fmt::format("trained on {} ({} targets)\n", arch, targets.size());
   for (auto& [name, data] : ops) {

@@ -54,7 +54,15 @@ Dispatcher::Dispatcher(const Registry& registry, Target target, const records::D
       target_key_(records::TargetKey::Of(target_)),
       db_(db),
       options_(std::move(options)),
-      selector_(selector) {}
+      selector_(selector),
+      model_other_libraries_(selector != nullptr ? selector->OtherLibraries(target_).value_or(LibraryUse{false, false})
+                                                 : LibraryUse{false, false}) {}
+
+bool Dispatcher::ModelMeasuredOtherVersionsOf(std::string_view implementation) const {
+  if (!model_other_libraries_.cublas && !model_other_libraries_.cudnn) return false;
+  const LibraryUse use = registry_.LibraryUseOf(implementation);
+  return (use.cublas && model_other_libraries_.cublas) || (use.cudnn && model_other_libraries_.cudnn);
+}
 
 StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
   // The in-memory fast hash: the stable one (for records) is needed only on a miss.
@@ -322,6 +330,23 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
                                          n.best_us, n.workload));
     }
   }
+  // The model's records of cuDNN (cuBLAS) ran with other versions than this target's (a
+  // process that loaded PyTorch's cuDNN): it ranks only candidates that call neither, and
+  // only where the nearest training workloads' fastest candidate is one of those (else a
+  // vendor algorithm was the best there, and the floor's vendor pick decides here).
+  if (model_other_libraries_.cublas || model_other_libraries_.cudnn) {
+    for (const Selector::Neighbour& n : near) {
+      if (n.top.empty()) continue;
+      const std::string fastest = n.top.front().substr(0, n.top.front().find(' '));
+      if (!ModelMeasuredOtherVersionsOf(fastest)) continue;
+      const std::string why = fmt::format(
+          "the fastest candidate of the training workload '{}', {}, calls a vendor library the model measured with "
+          "other versions",
+          n.workload, fastest);
+      if (model_notes != nullptr) model_notes->push_back("not used: " + why);
+      return Prediction::kNone;
+    }
+  }
   // The pool: the fastest candidates of the nearest training workloads that are legal
   // here. The model ranks within it, so that it never extrapolates to a candidate that was
   // fast nowhere near this workload (and a first decision checks a few dozen candidates,
@@ -343,7 +368,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
         const Implementation* impl = registry_.FindImplementation(key.substr(0, cut));
         StatusOr<Config> config = ParseConfig(cut == std::string::npos ? "-" : key.substr(cut + 1));
         if (impl == nullptr || !config.ok() || impl->op() != canonical.op() || impl->device_kind() != target_.kind ||
-            (options_.deterministic && !impl->traits().deterministic)) {
+            (options_.deterministic && !impl->traits().deterministic) || ModelMeasuredOtherVersionsOf(impl->name())) {
           continue;
         }
         if (options_.offline) {
@@ -360,14 +385,19 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
     }
   }
   const bool pooled = !candidates.empty();
-  if (!pooled) candidates = LegalCandidates(canonical);
+  if (!pooled) {
+    candidates = LegalCandidates(canonical);
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [this](const Candidate& c) { return ModelMeasuredOtherVersionsOf(c.implementation); }),
+                     candidates.end());
+  }
   // The floor's picks (the rule's and the vendor's) join the pool, so that a prediction
   // is never a candidate the model ranks below what the floor would serve. (Over the
   // shipped H100 records this took the holdout study from 1.221 to 1.179.)
   if (pooled) {
     *picks = Picks(canonical);
     for (const StatusOr<Decision>* floor : {&(*picks)->rule, &(*picks)->vendor}) {
-      if (!floor->ok()) continue;
+      if (!floor->ok() || ModelMeasuredOtherVersionsOf((*floor)->implementation->name())) continue;
       Candidate c{std::string((*floor)->implementation->name()), (*floor)->config};
       if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(std::move(c));
     }

@@ -90,6 +90,9 @@ class Dispatcher {
   // OK when `impl` may run `config` for `canonical` on this target.
   Status Usable(const Implementation* impl, std::string_view name, const Config& config,
                 const Workload& canonical) const;
+  // True when the model's records of `implementation` ran with other versions of a vendor
+  // library it calls than this target's.
+  bool ModelMeasuredOtherVersionsOf(std::string_view implementation) const;
   // Tries the ok ones of `records` (one workload's), fastest first.
   bool TryRecords(const std::vector<const records::RecordEntry*>& records, const Workload& canonical,
                   Provenance provenance, std::string_view source,
@@ -131,6 +134,9 @@ class Dispatcher {
   const records::Database* db_;
   const DispatchOptions options_;
   const Selector* selector_;
+  // The vendor libraries whose versions the model's training records ran with and this
+  // target does not (Selector::OtherLibraries): candidates calling them are not ranked.
+  const LibraryUse model_other_libraries_;
   DecisionCache cache_;
   DecisionObserver observer_;
   bool prepare_ = false;

@@ -83,24 +83,33 @@ std::string Read(const std::string& path) {
   return ss.str();
 }
 
-TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
-  const std::string dir = ::testing::TempDir() + "/bench_test";
+// Options of a short run of `suite_text` on `target` in a fresh folder `name` of the
+// test's temporary directory (the suite and the baseline live there).
+BenchOptions ShortRun(const std::string& name, const std::string& suite_text, const Target& target, int rounds) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string suite = dir + "/suite.txt";
-  std::ofstream(suite) << "# two tiny workloads\n"
-                          "scatter data=f32[64,8] indices=i64[64,8] updates=f32[64,8] axis=0 reduction=add\n"
-                          "reduce x=f32[16,4,6,6] axes=0,2,3 op=sum\n";
   BenchOptions o;
-  o.suite_path = suite;
-  o.target = CpuTarget();
+  o.suite_path = dir + "/suite.txt";
+  std::ofstream(o.suite_path) << suite_text;
+  o.target = target;
   o.baseline_path = dir + "/baseline.json";
-  o.rounds = 2;
+  o.rounds = rounds;
   o.measure.min_repeats = 5;
   o.measure.max_repeats = 10;
   o.measure.warmups = 1;
   o.measure.min_total_ms = 1;
   o.measure.max_total_ms = 50;
+  return o;
+}
+
+TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
+  const std::string dir = ::testing::TempDir() + "/bench_test";
+  BenchOptions o = ShortRun("bench_test",
+                            "# two tiny workloads\n"
+                            "scatter data=f32[64,8] indices=i64[64,8] updates=f32[64,8] axis=0 reduction=add\n"
+                            "reduce x=f32[16,4,6,6] axes=0,2,3 op=sum\n",
+                            CpuTarget(), 2);
   StatusOr<BenchReport> first = RunBench(Registry::Global(), o);
   ASSERT_TRUE(first.ok()) << first.status();
   ASSERT_EQ(first->entries_size(), 2);
@@ -166,22 +175,11 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
 // the device.
 TEST(BenchRunTest, AGpuRunTimesTheLoopOnTheDeviceAndTheHostAlone) {
   if (gpu::DeviceCount() == 0) GTEST_SKIP() << "no GPU: " << gpu::NoDeviceReason();
-  const std::string dir = ::testing::TempDir() + "/bench_gpu_test";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  const std::string suite = dir + "/suite.txt";
-  std::ofstream(suite) << "reduce x=f32[1024,1024] axes=1 op=sum\n"
-                          "scatter data=f32[4096,64] indices=i64[4096,64] updates=f32[4096,64] axis=0 reduction=add\n";
-  BenchOptions o;
-  o.suite_path = suite;
-  o.target = DefaultTarget();
-  o.baseline_path = dir + "/baseline.json";
-  o.rounds = 1;
-  o.measure.min_repeats = 5;
-  o.measure.max_repeats = 10;
-  o.measure.warmups = 1;
-  o.measure.min_total_ms = 1;
-  o.measure.max_total_ms = 50;
+  const BenchOptions o =
+      ShortRun("bench_gpu_test",
+               "reduce x=f32[1024,1024] axes=1 op=sum\n"
+               "scatter data=f32[4096,64] indices=i64[4096,64] updates=f32[4096,64] axis=0 reduction=add\n",
+               DefaultTarget(), 1);
   StatusOr<BenchReport> r = RunBench(Registry::Global(), o);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->entries_size(), 2);

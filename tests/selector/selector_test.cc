@@ -320,6 +320,49 @@ TEST_F(SelectorTest, ModelsNeverCrossArchesAndDevicesOnlyWithTransfer) {
   OPSCHED_EXPECT_OK(model->Serves(other_device, true));
 }
 
+// A process with another cuDNN than the training records' (PyTorch's) is the same
+// platform: the model serves it for the candidates that call no library whose version
+// differs, and leaves a workload to the floor where a neighbour's fastest calls one.
+TEST_F(SelectorTest, AModelServesAnotherCudnnOfItsPlatformForCandidatesThatDoNotCallIt) {
+  std::unique_ptr<Selector> model = Load(Train());
+  ASSERT_NE(model, nullptr);
+  Target torch_process = cpu_;
+  torch_process.cudnn_version = 91900;
+  OPSCHED_EXPECT_OK(model->Serves(torch_process, false));
+  ASSERT_TRUE(model->OtherLibraries(torch_process).has_value());
+  EXPECT_TRUE(model->OtherLibraries(torch_process)->cudnn);
+  EXPECT_FALSE(model->OtherLibraries(torch_process)->cublas);
+  EXPECT_FALSE(model->OtherLibraries(cpu_)->cudnn);  // its own target: nothing differs
+  Target other_driver = torch_process;
+  other_driver.driver_version = 13010;  // another platform
+  EXPECT_FALSE(model->OtherLibraries(other_driver).has_value());
+  EXPECT_FALSE(model->Serves(other_driver, false).ok());
+
+  // The scale implementations call no vendor library: predicted as on the training target.
+  records::Database none;
+  Dispatcher d(registry_, torch_process, &none, DispatchOptions{}, model.get());
+  StatusOr<const CachedDecision*> got = d.Decide(W(24576));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kPredicted) << (*got)->decision.reason;
+  EXPECT_EQ((*got)->decision.config.ToString(), "block=64");
+
+  // Were the blocked implementation a cuDNN call, its records (the fastest of every
+  // neighbour) were measured with another cuDNN: the floor decides.
+  runs_.blocked_calls_cudnn = true;
+  Dispatcher vendor(registry_, torch_process, &none, DispatchOptions{}, model.get());
+  StatusOr<Explanation> e = vendor.Explain(W(24576));
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << e->ToString();
+  EXPECT_NE(e->ToString().find("calls a vendor library the model measured with other versions"), std::string::npos)
+      << e->ToString();
+  // On the training target itself the model still decides.
+  Dispatcher own(registry_, cpu_, &none, DispatchOptions{}, model.get());
+  StatusOr<const CachedDecision*> same = own.Decide(W(24576));
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ((*same)->decision.provenance, Provenance::kPredicted);
+  runs_.blocked_calls_cudnn = false;
+}
+
 TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {
   const selector::SelectorModelProto proto = Train();
   const std::string path = TempPath("model.opsm");

@@ -79,7 +79,9 @@ class ScaleBlocked : public Implementation {
   std::string_view op() const override { return "scale"; }
   std::string_view name() const override { return "scale_cpu_blocked"; }
   DeviceKind device_kind() const override { return DeviceKind::kCpu; }
-  ImplementationTraits traits() const override { return {false, false, true}; }
+  ImplementationTraits traits() const override {
+    return {.deterministic = false, .in_place = true, .uses_cudnn = runs_->blocked_calls_cudnn};
+  }
   Status Applicable(const Workload& w, const Target&) const override {
     const int64_t n = w.FindTensor("x")->dim(0);
     if (n < 64 || n % 64 != 0) {

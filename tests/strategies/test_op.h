@@ -16,6 +16,9 @@ struct ScaleRuns {
   std::atomic<int> loop{0};
   std::atomic<int> blocked{0};
   std::atomic<int> prepared{0};  // Prepare calls of any implementation
+  // scale_cpu_blocked's traits say it calls cuDNN (records of other cuDNN versions then
+  // do not hold for it).
+  bool blocked_calls_cudnn = false;
 };
 
 // Registers op "scale", implementations "scale_cpu_loop" (deterministic, knob unroll in
