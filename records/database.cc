@@ -324,7 +324,9 @@ size_t Database::CountFor(const TargetKey& target, bool allow_transfer) const {
   }
   if (!any) return 0;
   size_t count = 0;
-  for (const RecordEntry& e : entries_) count += usable[e.target] || (platform[e.target] && HoldsOn(e, target)) ? 1 : 0;
+  for (const RecordEntry& e : entries_) {
+    count += usable[e.target] || (platform[e.target] && HoldsOn(e, target)) ? 1 : 0;
+  }
   return count;
 }
 
