@@ -333,7 +333,8 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   // The model's records of cuDNN (cuBLAS) ran with other versions than this target's (a
   // process that loaded PyTorch's cuDNN): it ranks only candidates that call neither, and
   // only where the nearest training workloads' fastest candidate is one of those (else a
-  // vendor algorithm was the best there, and the floor's vendor pick decides here).
+  // vendor algorithm was the best there, and the floor decides here: the rule's pick or
+  // the vendor's, made with this version).
   if (model_other_libraries_.cublas || model_other_libraries_.cudnn) {
     for (const Selector::Neighbour& n : near) {
       if (n.top.empty()) continue;
