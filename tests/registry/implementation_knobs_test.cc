@@ -169,7 +169,9 @@ TEST(LibraryUseTest, EveryImplementationNamesTheVendorLibrariesItCalls) {
       const bool calls_cudnn = name.find("cudnn") != std::string::npos;
       EXPECT_EQ(t.uses_cudnn, calls_cudnn) << name;
       EXPECT_EQ(t.uses_cublas, calls_cudnn || cublas_gemms.count(name) > 0) << name;
-      if (t.uses_cudnn || t.uses_cublas) EXPECT_TRUE(t.vendor_library) << name;
+      if (t.uses_cudnn || t.uses_cublas) {
+        EXPECT_TRUE(t.vendor_library) << name;
+      }
       const LibraryUse use = registry.LibraryUseOf(name);
       EXPECT_EQ(use.cudnn, t.uses_cudnn) << name;
       EXPECT_EQ(use.cublas, t.uses_cublas) << name;
