@@ -48,6 +48,15 @@ struct LibraryUse {
   bool cublas = true;
   bool cudnn = true;
 };
+// The libraries whose versions differ between (cublas_a, cudnn_a) and (cublas_b, cudnn_b).
+inline LibraryUse DifferingLibraries(int cublas_a, int cudnn_a, int cublas_b, int cudnn_b) {
+  return LibraryUse{.cublas = cublas_a != cublas_b, .cudnn = cudnn_a != cudnn_b};
+}
+// True when an implementation that calls `calls` calls one of `libraries`: its records
+// and predictions made with other versions of those do not hold.
+inline bool CallsAny(const LibraryUse& calls, const LibraryUse& libraries) {
+  return (calls.cublas && libraries.cublas) || (calls.cudnn && libraries.cudnn);
+}
 
 // The CPU this process runs on.
 Target CpuTarget();

@@ -188,9 +188,8 @@ bool Database::HoldsOn(const RecordEntry& e, const TargetKey& target) const {
   const TargetKey& from = targets_[e.target].key;
   if (from.fingerprint == target.fingerprint) return true;
   if (!library_use_ || from.platform == 0 || from.platform != target.platform) return false;
-  const LibraryUse& use = uses_[e.implementation];
-  return (!use.cublas || from.cublas_version == target.cublas_version) &&
-         (!use.cudnn || from.cudnn_version == target.cudnn_version);
+  return !CallsAny(uses_[e.implementation], DifferingLibraries(from.cublas_version, from.cudnn_version,
+                                                               target.cublas_version, target.cudnn_version));
 }
 
 std::vector<const RecordEntry*> Database::OtherVersionsHolding(uint64_t workload_hash, const TargetKey& target) const {
@@ -203,16 +202,15 @@ std::vector<const RecordEntry*> Database::OtherVersionsHolding(uint64_t workload
   float stale = INFINITY;
   for (uint32_t i : it->second) {
     const RecordEntry& e = entries_[i];
-    if (targets_[e.target].key.fingerprint != target.fingerprint && !HoldsOn(e, target)) {
+    if (targets_[e.target].key.fingerprint == target.fingerprint) continue;  // RecordsFor's
+    if (HoldsOn(e, target)) {
+      out.push_back(&e);
+    } else {
       stale = std::min(stale, e.call_us);
     }
   }
-  for (uint32_t i : it->second) {
-    const RecordEntry& e = entries_[i];
-    if (targets_[e.target].key.fingerprint != target.fingerprint && e.call_us < stale && HoldsOn(e, target)) {
-      out.push_back(&e);
-    }
-  }
+  out.erase(std::remove_if(out.begin(), out.end(), [stale](const RecordEntry* e) { return !(e->call_us < stale); }),
+            out.end());
   return out;
 }
 

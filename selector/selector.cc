@@ -82,8 +82,8 @@ std::optional<LibraryUse> Selector::OtherLibraries(const Target& target) const {
   std::optional<LibraryUse> best;
   for (const selector::TrainingTarget& t : info_.training_targets()) {
     if (t.platform() == 0 || t.platform() != platform) continue;
-    const LibraryUse other{.cublas = t.cublas_version() != target.cublas_version,
-                           .cudnn = t.cudnn_version() != target.cudnn_version};
+    const LibraryUse other =
+        DifferingLibraries(t.cublas_version(), t.cudnn_version(), target.cublas_version, target.cudnn_version);
     if (!best || int(other.cublas) + int(other.cudnn) < int(best->cublas) + int(best->cudnn)) best = other;
   }
   return best;

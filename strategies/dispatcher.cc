@@ -59,9 +59,8 @@ Dispatcher::Dispatcher(const Registry& registry, Target target, const records::D
                                                  : LibraryUse{false, false}) {}
 
 bool Dispatcher::ModelMeasuredOtherVersionsOf(std::string_view implementation) const {
-  if (!model_other_libraries_.cublas && !model_other_libraries_.cudnn) return false;
-  const LibraryUse use = registry_.LibraryUseOf(implementation);
-  return (use.cublas && model_other_libraries_.cublas) || (use.cudnn && model_other_libraries_.cudnn);
+  if (!model_other_libraries_.cublas && !model_other_libraries_.cudnn) return false;  // no lookup needed
+  return CallsAny(registry_.LibraryUseOf(implementation), model_other_libraries_);
 }
 
 StatusOr<const CachedDecision*> Dispatcher::Decide(const Workload& workload) {
