@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "core/config.h"
 #include "core/device.h"
 #include "core/error_slot.h"
+#include "core/launch_shape.h"
 #include "core/space.h"
 #include "core/status.h"
 #include "core/stream.h"
@@ -154,6 +156,16 @@ class Implementation {
     (void)workload;
     (void)target;
     return absl::UnimplementedError("no vendor heuristic");
+  }
+  // The grid of the main kernel that `config` launches for `canonical` on `target`: a
+  // feature of the selector's model (core/launch_shape.h). nullopt where the
+  // implementation does not say (vendor libraries, CPU code) or the config does not parse.
+  virtual std::optional<LaunchShape> MainLaunch(const Workload& canonical, const Config& config,
+                                                const Target& target) const {
+    (void)canonical;
+    (void)config;
+    (void)target;
+    return std::nullopt;
   }
   // Queues the work on args.stream; never synchronises the host with the device.
   virtual Status Run(const RunArgs& args) const = 0;

@@ -5,7 +5,7 @@
 namespace opsched {
 
 CandidateEncoding CandidateEncoding::FromProto(const selector::OpModel& m) {
-  CandidateEncoding e(static_cast<size_t>(m.workload_width()));
+  CandidateEncoding e(static_cast<size_t>(m.workload_width()), m.launch_features());
   for (const std::string& name : m.implementations()) e.implementations_.emplace(name, e.implementations_.size());
   for (const std::string& knob : m.knobs()) e.knobs_.emplace(knob, e.knobs_.size());
   for (const selector::KnobWords& w : m.words()) {
@@ -29,6 +29,7 @@ void CandidateEncoding::ToProto(selector::OpModel* m) const {
     for (const auto& [word, i] : words) ordered[i] = word;
     for (const std::string& word : ordered) kw->add_words(word);
   }
+  m->set_launch_features(launch_features_);
   m->set_columns(static_cast<int32_t>(columns()));
 }
 
@@ -44,7 +45,7 @@ void CandidateEncoding::Learn(const Candidate& c) {
 }
 
 bool CandidateEncoding::Encode(const std::vector<double>& wf, int sm_count, int64_t l2_bytes, const Candidate& c,
-                               float* row) const {
+                               const std::optional<LaunchShape>& launch, float* row) const {
   auto impl = implementations_.find(c.implementation);
   if (impl == implementations_.end()) return false;
   const size_t n = columns();
@@ -65,6 +66,15 @@ bool CandidateEncoding::Encode(const std::vector<double>& wf, int sm_count, int6
       auto word = words->second.find(std::get<std::string>(k.value));
       if (word != words->second.end()) row[at + knob->second] = static_cast<float>(word->second);
     }
+  }
+  at += knobs_.size();
+  if (launch_features_ && launch.has_value() && launch->blocks > 0) {
+    const LaunchShape& s = *launch;
+    row[at] = static_cast<float>(std::log2(1.0 + static_cast<double>(s.blocks)));
+    row[at + 1] = static_cast<float>(std::log2(1.0 + static_cast<double>(s.blocks) * s.threads));
+    row[at + 2] = static_cast<float>(Waves(s, sm_count));
+    row[at + 3] = static_cast<float>(WaveEfficiency(s, sm_count));
+    row[at + 4] = static_cast<float>(s.useful);
   }
   return true;
 }

@@ -109,29 +109,38 @@ std::vector<double> Selector::Features(const OpDef& op, const OpEntry& e, const 
   return f;
 }
 
-StatusOr<std::vector<double>> Selector::Rank(const OpDef& op, const Workload& canonical, const Target& target,
+StatusOr<std::vector<double>> Selector::Rank(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  return Predict([](const OpEntry& e) -> const Booster& { return *e.ranker; }, op, canonical, target, candidates);
+  return Predict([](const OpEntry& e) -> const Booster& { return *e.ranker; }, registry, canonical, target,
+                 candidates);
 }
 
-StatusOr<std::vector<double>> Selector::Time(const OpDef& op, const Workload& canonical, const Target& target,
+StatusOr<std::vector<double>> Selector::Time(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  return Predict([](const OpEntry& e) -> const Booster& { return *e.timer; }, op, canonical, target, candidates);
+  return Predict([](const OpEntry& e) -> const Booster& { return *e.timer; }, registry, canonical, target,
+                 candidates);
 }
 
-StatusOr<std::vector<double>> Selector::Predict(const Booster& (*which)(const OpEntry&), const OpDef& op,
+StatusOr<std::vector<double>> Selector::Predict(const Booster& (*which)(const OpEntry&), const Registry& registry,
                                                 const Workload& canonical, const Target& target,
                                                 const std::vector<Candidate>& candidates) const {
   const OpEntry* e = Find(canonical.op());
   if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
-  const std::vector<double> wf = Features(op, *e, canonical);
+  const OpDef* op = registry.FindOp(canonical.op());
+  if (op == nullptr) return absl::NotFoundError(fmt::format("the registry has no op {}", canonical.op()));
+  const std::vector<double> wf = Features(*op, *e, canonical);
   const size_t columns = e->encoding.columns();
   std::vector<float> rows(candidates.size() * columns);
   std::vector<size_t> known;
   known.reserve(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
     float* row = rows.data() + known.size() * columns;
-    if (e->encoding.Encode(wf, target.sm_count, target.l2_bytes, candidates[i], row)) known.push_back(i);
+    std::optional<LaunchShape> launch;
+    if (e->encoding.launch_features()) {
+      const Implementation* impl = registry.FindImplementation(candidates[i].implementation);
+      if (impl != nullptr) launch = impl->MainLaunch(canonical, candidates[i].config, target);
+    }
+    if (e->encoding.Encode(wf, target.sm_count, target.l2_bytes, candidates[i], launch, row)) known.push_back(i);
   }
   std::vector<double> us(candidates.size(), std::nan(""));
   if (known.empty()) return us;

@@ -21,6 +21,7 @@
 #include "selector/candidate_encoding.h"
 #include "selector/selector_model.pb.h"
 #include "registry/op_def.h"
+#include "registry/registry.h"
 
 namespace opsched {
 
@@ -45,11 +46,12 @@ class Selector {
   // The predicted slowdown of each candidate of `canonical` on `target` over the
   // workload's best (1 = as fast as the best): what ranks candidates. NaN for a
   // candidate whose implementation the model never saw. Errors when the model has no
-  // model of the op.
-  StatusOr<std::vector<double>> Rank(const OpDef& op, const Workload& canonical, const Target& target,
+  // model of the op or `registry` does not have the op. The registry's implementations
+  // give the candidates' launches (Implementation::MainLaunch).
+  StatusOr<std::vector<double>> Rank(const Registry& registry, const Workload& canonical, const Target& target,
                                      const std::vector<Candidate>& candidates) const;
   // The predicted microseconds of each candidate (NaN as above).
-  StatusOr<std::vector<double>> Time(const OpDef& op, const Workload& canonical, const Target& target,
+  StatusOr<std::vector<double>> Time(const Registry& registry, const Workload& canonical, const Target& target,
                                      const std::vector<Candidate>& candidates) const;
 
   // The training workloads of the op nearest to `canonical`: distance is the root of the
@@ -76,7 +78,7 @@ class Selector {
     std::unique_ptr<Booster> timer;
     int varying = 0;  // workload features not constant over the training workloads
   };
-  StatusOr<std::vector<double>> Predict(const Booster& (*which)(const OpEntry&), const OpDef& op,
+  StatusOr<std::vector<double>> Predict(const Booster& (*which)(const OpEntry&), const Registry& registry,
                                         const Workload& canonical, const Target& target,
                                         const std::vector<Candidate>& candidates) const;
   const OpEntry* Find(std::string_view op) const;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "core/format.h"
 #include "core/version.h"
@@ -20,6 +21,7 @@ struct Row {
   int sm_count;
   int64_t l2_bytes;
   double log_us;
+  std::optional<LaunchShape> launch;
 };
 
 struct OpData {
@@ -69,6 +71,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
   model.set_created_unix_s(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   std::map<uint64_t, const records::TargetProto*> targets;  // by fingerprint
+  std::map<uint64_t, Target> launch_targets;                // the same as Targets, for MainLaunch
   std::map<std::string, OpData> ops;
   int skipped_ops = 0;
   for (const records::Database* db : dbs) {
@@ -86,8 +89,19 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
       }
       targets.emplace(t.fingerprint(), &t);
       OpData& data = ops[w.op()];
-      data.rows.push_back(Row{&w, t.fingerprint(), Candidate{db->implementation(e.implementation), db->config(e.config)},
-                              t.sm_count(), t.l2_bytes(), std::log(static_cast<double>(e.call_us))});
+      Candidate candidate{db->implementation(e.implementation), db->config(e.config)};
+      std::optional<LaunchShape> launch;
+      if (options.launch_features) {
+        auto [tgt, fresh] = launch_targets.try_emplace(t.fingerprint());
+        if (fresh) {
+          StatusOr<Target> converted = records::FromProto(t);
+          if (converted.ok()) tgt->second = *converted;
+        }
+        const Implementation* impl = registry.FindImplementation(candidate.implementation);
+        if (impl != nullptr) launch = impl->MainLaunch(w, candidate.config, tgt->second);
+      }
+      data.rows.push_back(Row{&w, t.fingerprint(), std::move(candidate), t.sm_count(), t.l2_bytes(),
+                              std::log(static_cast<double>(e.call_us)), launch});
       ++data.per_implementation[db->implementation(e.implementation)];
       auto [it, inserted] = data.workloads.try_emplace(w.hash());
       selector::TrainingWorkload& tw = it->second;
@@ -119,7 +133,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     const OpDef& op = *registry.FindOp(name);
     size_t width = 0;
     for (const auto& [hash, tw] : data.workloads) width = std::max<size_t>(width, tw.features_size());
-    CandidateEncoding encoding(width);
+    CandidateEncoding encoding(width, options.launch_features);
     for (const Row& r : data.rows) encoding.Learn(r.candidate);
     selector::OpModel* m = model.add_ops();
     m->set_op(name);
@@ -170,7 +184,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     for (const Row& r : data.rows) {
       std::vector<float> row(encoding.columns());
       std::vector<double> wf = op.ModelFeatures(*r.workload);
-      encoding.Encode(wf, r.sm_count, r.l2_bytes, r.candidate, row.data());
+      encoding.Encode(wf, r.sm_count, r.l2_bytes, r.candidate, r.launch, row.data());
       x.push_back(std::move(row));
       absolute.push_back(static_cast<float>(r.log_us));
       relative.push_back(static_cast<float>(r.log_us - best_log.at({r.workload->hash(), r.fingerprint})));

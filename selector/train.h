@@ -24,6 +24,8 @@ struct TrainOptions {
   Booster::Params booster = {.rounds = 200, .max_depth = 8, .eta = 0.1, .threads = 2, .seed = 1};
   // Workloads (hashes) left out, as if never tuned (study --holdout).
   std::set<uint64_t> exclude;
+  // Rows carry each candidate's main-kernel launch (CandidateEncoding::kLaunchColumns).
+  bool launch_features = true;
 };
 
 // The model of the ok records in `dbs`; *summary (if given) gets a few lines saying what

@@ -410,7 +410,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
                                                 "workloads' fastest is legal here)",
                                                 candidates.size()));
   }
-  StatusOr<std::vector<double>> predicted = selector_->Rank(*op, canonical, target_, candidates);
+  StatusOr<std::vector<double>> predicted = selector_->Rank(registry_, canonical, target_, candidates);
   if (!predicted.ok()) {
     if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", predicted.status().message()));
     return Prediction::kNone;
@@ -435,7 +435,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   // The times of the best and the runner-up, for the record and for explain.
   std::vector<Candidate> shown = {c};
   if (second < candidates.size()) shown.push_back(candidates[second]);
-  StatusOr<std::vector<double>> us = selector_->Time(*op, canonical, target_, shown);
+  StatusOr<std::vector<double>> us = selector_->Time(registry_, canonical, target_, shown);
   const double best_us = us.ok() ? (*us)[0] : -1;
   if (model_notes != nullptr) {
     model_notes->push_back(fmt::format("best predicted: {} {} at {:.2f} us (slowdown over the best {:.3f})",
@@ -537,8 +537,8 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     const std::vector<Candidate> two = {
         Candidate{std::string(rule->implementation->name()), rule->config},
         Candidate{std::string(vendor->implementation->name()), vendor->config}};
-    StatusOr<std::vector<double>> rank = selector_->Rank(*op, canonical, target_, two);
-    StatusOr<std::vector<double>> t = selector_->Time(*op, canonical, target_, two);
+    StatusOr<std::vector<double>> rank = selector_->Rank(registry_, canonical, target_, two);
+    StatusOr<std::vector<double>> t = selector_->Time(registry_, canonical, target_, two);
     if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
       const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
       Decision& pick = p == 0 ? *rule : *vendor;

@@ -26,7 +26,7 @@ std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canon
   const OpDef* op = served.registry().FindOp(canonical.op());
   if (selector != nullptr && op != nullptr && selector->HasOp(canonical.op())) {
     const std::vector<Candidate> candidates = served.LegalCandidates(canonical);
-    StatusOr<std::vector<double>> t = selector->Rank(*op, canonical, served.target(), candidates);
+    StatusOr<std::vector<double>> t = selector->Rank(served.registry(), canonical, served.target(), candidates);
     if (t.ok()) {
       size_t best = candidates.size();
       for (size_t i = 0; i < candidates.size(); ++i) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "core/gpu/portability.h"
+#include "core/launch_shape.h"
 #include "ops/conv2d/conv2d_params.h"
 
 namespace opsched::conv2d::gpu_kernels {
@@ -97,6 +98,9 @@ bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c);
 gpuError_t LaunchDepthwiseStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream);
 bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c);
 gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream);
+// The staged kernels' grids (Implementation::MainLaunch); blocks 0 where `c` does not fit.
+LaunchShape DepthwiseStagedLaunch(const Problem& p, const DepthwiseStagedConfig& c);
+LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedConfig& c);
 
 // ---- im2col / col2im (the GEMM formulations) --------------------------------------------
 // Column buffers of `images` images starting at `first_image`, float, fully written:

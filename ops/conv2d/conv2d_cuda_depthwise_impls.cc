@@ -1,6 +1,7 @@
 // The own depthwise/grouped conv2d on the GPU (conv2d_cuda_depthwise.cu) as conv2d and
 // conv2d_bias_act implementations: few channels per group, f32/f16/bf16, either layout.
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/format.h"
@@ -140,6 +141,14 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
                                                     : k::LaunchDepthwiseStaged(run, c, stream),
                            "staged depthwise conv2d", name());
     });
+  }
+  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target&) const override {
+    StatusOr<k::DepthwiseStagedConfig> c = KnobsOf(w).Parse(config);
+    if (!c.ok()) return std::nullopt;
+    const Problem p = MakeProblem(w);
+    const LaunchShape s =
+        layout_ == Layout::kNhwc ? k::DepthwiseNhwcStagedLaunch(p, *c) : k::DepthwiseStagedLaunch(p, *c);
+    return s.blocks > 0 ? std::optional<LaunchShape>(s) : std::nullopt;
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 

@@ -232,6 +232,21 @@ bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c) {
   return ShapeAndConfigFit(p, c) && (p.n * p.p * p.q * p.c == 0 || Plan(p, c).tiles_p > 0);
 }
 
+LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedConfig& c) {
+  if (!ShapeAndConfigFit(p, c) || p.n * p.p * p.q * p.c == 0) return {};
+  const NhwcStagedGeometry g = Plan(p, c);
+  if (g.tiles_p == 0) return {};
+  // Tile rows, tile columns and channel lanes that fall inside the output, and warps
+  // with a strip of their own (a lane computes rows_per_thread x kCPT outputs of a channel).
+  const int strips = g.tile_rows / c.rows_per_thread * ((g.tile_columns + kCPT - 1) / kCPT);
+  const double useful = double(p.p) / (double(g.tiles_p) * g.tile_rows) * double(p.q) / (double(g.tiles_q) * g.tile_columns) *
+                        double(p.c) / (double(g.channel_blocks) * kC) * std::min(1.0, double(strips) / (c.block / kC));
+  return LaunchShape{.blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks,
+                     .threads = c.block,
+                     .shared_bytes = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type)),
+                     .useful = useful};
+}
+
 gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream) {
   if (!ShapeAndConfigFit(p, c)) return gpuErrorInvalidValue;
   if (p.n * p.p * p.q * p.c == 0) return gpuSuccess;

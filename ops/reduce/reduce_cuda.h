@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/gpu/portability.h"
+#include "core/launch_shape.h"
 #include "ops/reduce/reduce_params.h"
 
 namespace opsched::reduce::gpu_kernels {
@@ -28,6 +29,8 @@ struct RowsConfig {
 // checked at launch, falling back to single elements).
 bool RowsVectorFits(const Problem& p, int vector);
 gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gpuStream_t stream);
+// The rows kernel's grid (Implementation::MainLaunch), x taken as aligned.
+LaunchShape RowsLaunch(const Problem& p, const RowsConfig& c);
 
 // Columns (any layout; coalesced when the innermost kept dimension is contiguous): a block of block_x * block_y
 // threads; block_x threads over neighbouring outputs (`vector` each), block_y over
@@ -43,6 +46,7 @@ bool ColumnsVectorFits(const Problem& p, int vector);
 // floats) for the caller to combine; y is not written.
 gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream,
                          bool finish = true);
+LaunchShape ColumnsLaunch(const Problem& p, const ColumnsConfig& c);
 
 // Integers (i32, i64 in; sum, max, min; int64 accumulator): `group` threads per output
 // stride over its terms and combine in a fixed order, in blocks of `block` threads (the
@@ -86,5 +90,7 @@ bool StagedVectorFits(const Problem& p, int vector);
 size_t StagedWorkspaceBytes(const Problem& p, int split);
 gpuError_t LaunchStaged(const Problem& p, const ColumnsConfig& first, int group, void* workspace,
                         gpuStream_t stream);
+// The first stage's grid (the columns kernel over the runs).
+LaunchShape StagedLaunch(const Problem& p, const ColumnsConfig& first);
 
 }  // namespace opsched::reduce::gpu_kernels

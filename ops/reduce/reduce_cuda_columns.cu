@@ -92,6 +92,21 @@ bool ColumnsVectorFits(const Problem& p, int vector) {
   return true;
 }
 
+LaunchShape ColumnsLaunch(const Problem& p, const ColumnsConfig& c) {
+  if (p.outputs == 0 || c.block_x < 1 || c.block_y < 1 || c.split < 1) return {};
+  const int vector = ColumnsVectorFits(p, c.vector) ? c.vector : 1;
+  const int threads = c.block_x * c.block_y;
+  const int64_t blocks_x = CeilDiv(CeilDiv(p.outputs, vector), c.block_x);
+  // Output lanes inside the outputs, times the thread rows with a term of their own.
+  const int64_t per_split = CeilDiv(std::max<int64_t>(p.length, 1), c.split);
+  const double useful = double(p.outputs) / double(blocks_x * c.block_x * vector) *
+                        std::min(1.0, double(per_split) / c.block_y);
+  return LaunchShape{.blocks = blocks_x * c.split,
+                     .threads = threads,
+                     .shared_bytes = c.block_y > 1 ? size_t(threads) * vector * AccumulatorBytes(p.in_type) : 0,
+                     .useful = useful};
+}
+
 gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspace, gpuStream_t stream,
                          bool finish) {
   if (p.outputs == 0) return gpuSuccess;

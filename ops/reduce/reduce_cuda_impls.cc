@@ -2,6 +2,7 @@
 // externs; applicability, config spaces and launches.
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
@@ -61,6 +62,11 @@ Status FitsOwnKernels(const Problem& p) {
         "{} outputs of {} terms: own kernels index outputs and terms in 31 bits", p.outputs, p.length));
   }
   return absl::OkStatus();
+}
+
+// A kernel's grid, nullopt when it launches nothing.
+std::optional<LaunchShape> ShapeOrNone(const LaunchShape& s) {
+  return s.blocks > 0 ? std::optional<LaunchShape>(s) : std::nullopt;
 }
 
 // What the GPU reductions share: Prepare parses the workload's problem and the config's
@@ -124,6 +130,11 @@ class ReduceCudaRows : public ReduceGpu {
       return k::LaunchRows(p, c, a.workspace, StreamOf(a));
     }, k::SplitWorkspaceBytes(MakeProblem(w), c.split)};
   }
+  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target&) const override {
+    StatusOr<k::RowsConfig> c = KnobsOf(w).Parse(config);
+    if (!c.ok()) return std::nullopt;
+    return ShapeOrNone(k::RowsLaunch(MakeProblem(w), *c));
+  }
 
  private:
   // `group` threads per row (a block when group > 32), `vector` elements per load,
@@ -162,6 +173,11 @@ class ReduceCudaColumns : public ReduceGpu {
     OPSCHED_ASSIGN_OR_RETURN(const k::ColumnsConfig c, KnobsOf(w).Parse(config));
     return Launch{[c](const Problem& p, const PreparedArgs& a) { return k::LaunchColumns(p, c, a.workspace, StreamOf(a)); },
                   k::SplitWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target&) const override {
+    StatusOr<k::ColumnsConfig> c = KnobsOf(w).Parse(config);
+    if (!c.ok()) return std::nullopt;
+    return ShapeOrNone(k::ColumnsLaunch(MakeProblem(w), *c));
   }
 
  private:
@@ -204,6 +220,11 @@ class ReduceCudaStaged : public ReduceGpu {
                     return k::LaunchStaged(p, first, group, a.workspace, StreamOf(a));
                   },
                   k::StagedWorkspaceBytes(MakeProblem(w), c.split)};
+  }
+  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target&) const override {
+    StatusOr<StagedKnobs> c = KnobsOf(w).Parse(config);
+    if (!c.ok()) return std::nullopt;
+    return ShapeOrNone(k::StagedLaunch(MakeProblem(w), k::ColumnsConfig{c->block_x, c->block_y, c->vector, c->split}));
   }
 
  private:

@@ -87,6 +87,19 @@ bool RowsVectorFits(const Problem& p, int vector) {
   return true;
 }
 
+LaunchShape RowsLaunch(const Problem& p, const RowsConfig& c) {
+  if (p.outputs == 0 || c.group < 1 || c.split < 1) return {};
+  const int vector = RowsVectorFits(p, c.vector) ? c.vector : 1;
+  const int threads = c.group <= 32 ? c.block : c.group;
+  const int64_t groups_per_block = std::max(threads / c.group, 1);
+  const int64_t blocks = CeilDiv(p.outputs * c.split, groups_per_block);
+  // Groups with an output part, times the lanes of a group with a load of their own.
+  const int64_t per_split = CeilDiv(std::max<int64_t>(p.length / vector, 1), c.split);
+  const double useful = double(p.outputs * c.split) / double(blocks * groups_per_block) *
+                        std::min(1.0, double(per_split) / c.group);
+  return LaunchShape{.blocks = blocks, .threads = threads, .shared_bytes = 0, .useful = useful};
+}
+
 gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gpuStream_t stream) {
   if (p.outputs == 0) return gpuSuccess;
   if (p.length == 0) return LaunchFinish(p, nullptr, 0, stream);

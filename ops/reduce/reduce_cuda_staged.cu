@@ -83,6 +83,10 @@ bool StagedVectorFits(const Problem& p, int vector) { return ColumnsVectorFits(F
 
 size_t StagedWorkspaceBytes(const Problem& p, int split) { return BufferBytes(p, split); }
 
+LaunchShape StagedLaunch(const Problem& p, const ColumnsConfig& first) {
+  return StagedApplies(p) ? ColumnsLaunch(First(p, nullptr), first) : LaunchShape{};
+}
+
 gpuError_t LaunchStaged(const Problem& p, const ColumnsConfig& first, int group, void* workspace,
                         gpuStream_t stream) {
   if (!StagedApplies(p)) return gpuErrorInvalidValue;

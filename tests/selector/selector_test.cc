@@ -370,11 +370,10 @@ TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {
   StatusOr<std::unique_ptr<Selector>> loaded = Selector::Load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   std::unique_ptr<Selector> direct = Load(proto);
-  const OpDef* op = registry_.FindOp("scale");
   const std::vector<Candidate> c = {Candidate{"scale_cpu_loop", *ParseConfig("unroll=2")},
                                     Candidate{"scale_cpu_blocked", *ParseConfig("block=64")}};
-  StatusOr<std::vector<double>> a = (*loaded)->Time(*op, W(24576), cpu_, c);
-  StatusOr<std::vector<double>> b = direct->Time(*op, W(24576), cpu_, c);
+  StatusOr<std::vector<double>> a = (*loaded)->Time(registry_, W(24576), cpu_, c);
+  StatusOr<std::vector<double>> b = direct->Time(registry_, W(24576), cpu_, c);
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
   EXPECT_NE((*loaded)->Describe().find("1 ops (scale), 54 records"), std::string::npos) << (*loaded)->Describe();
@@ -448,6 +447,60 @@ TEST_F(SelectorTest, RuntimeFallsBackWhenTheModelCannotBeUsed) {
     OPSCHED_EXPECT_OK((*rt)->Run(*registry_.ParseCanonical(Line(3)), {tx, ty}, Stream::Wrap(Device::Cpu(), nullptr)));
     EXPECT_EQ(y, (std::vector<float>{2, 4, 6}));
   }
+}
+
+}  // namespace
+}  // namespace opsched
+
+namespace opsched {
+namespace {
+
+// The launch columns (Implementation::MainLaunch) come after the knobs: log2 of the blocks
+// and of the threads, the waves over the device, the last wave's share and the useful
+// share; missing (NaN) for a candidate without a launch; absent from an encoding of a
+// model trained before them.
+TEST(CandidateEncodingTest, LaunchColumnsFollowTheKnobsAndAreMissingWithoutALaunch) {
+  CandidateEncoding with(2, true), without(2, false);
+  const Candidate c{"k", *ParseConfig("rows=4")};
+  with.Learn(c);
+  without.Learn(c);
+  ASSERT_EQ(with.columns(), 2 + CandidateEncoding::kTargetColumns + 1 + 1 + CandidateEncoding::kLaunchColumns);
+  EXPECT_EQ(without.columns(), with.columns() - CandidateEncoding::kLaunchColumns);
+  // 256 threads: 8 resident blocks a multiprocessor; 1.25 waves over 132 of them.
+  const LaunchShape launch{.blocks = 1320, .threads = 256, .shared_bytes = 0, .useful = 0.875};
+  std::vector<float> row(with.columns());
+  ASSERT_TRUE(with.Encode({1.0, 2.0}, 132, 1 << 20, c, launch, row.data()));
+  const size_t at = with.columns() - CandidateEncoding::kLaunchColumns;
+  EXPECT_EQ(row[at - 1], 4.0f);  // the knob
+  EXPECT_FLOAT_EQ(row[at], static_cast<float>(std::log2(1321.0)));
+  EXPECT_FLOAT_EQ(row[at + 1], static_cast<float>(std::log2(1.0 + 1320.0 * 256)));
+  EXPECT_FLOAT_EQ(row[at + 2], 1.25f);
+  EXPECT_FLOAT_EQ(row[at + 3], 0.625f);
+  EXPECT_FLOAT_EQ(row[at + 4], 0.875f);
+  ASSERT_TRUE(with.Encode({1.0, 2.0}, 132, 1 << 20, c, std::nullopt, row.data()));
+  for (size_t i = at; i < row.size(); ++i) EXPECT_TRUE(std::isnan(row[i])) << i;
+  // The model file keeps whether its rows have the columns.
+  selector::OpModel m;
+  with.ToProto(&m);
+  EXPECT_TRUE(m.launch_features());
+  EXPECT_EQ(CandidateEncoding::FromProto(m).columns(), with.columns());
+  selector::OpModel old;
+  without.ToProto(&old);
+  EXPECT_FALSE(old.launch_features());
+  EXPECT_EQ(CandidateEncoding::FromProto(old).columns(), without.columns());
+}
+
+TEST(LaunchShapeTest, ResidentBlocksWavesAndTheLastWavesShare) {
+  EXPECT_EQ(ResidentBlocksPerSm(LaunchShape{.blocks = 1, .threads = 128}), 16);
+  EXPECT_EQ(ResidentBlocksPerSm(LaunchShape{.blocks = 1, .threads = 32}), 32);  // the block limit
+  EXPECT_EQ(ResidentBlocksPerSm(LaunchShape{.blocks = 1, .threads = 128, .shared_bytes = 48 * 1024}), 4);
+  EXPECT_EQ(ResidentBlocksPerSm(LaunchShape{.blocks = 1, .threads = 1024, .shared_bytes = 300 * 1024}), 1);
+  const LaunchShape third{.blocks = 132 * 16 / 3, .threads = 128};
+  EXPECT_NEAR(Waves(third, 132), 1.0 / 3, 1e-3);
+  EXPECT_NEAR(WaveEfficiency(third, 132), 1.0 / 3, 1e-3);
+  const LaunchShape two{.blocks = 2 * 132 * 16, .threads = 128};
+  EXPECT_DOUBLE_EQ(WaveEfficiency(two, 132), 1.0);
+  EXPECT_DOUBLE_EQ(WaveEfficiency(LaunchShape{}, 132), 0.0);
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+// Implementation::MainLaunch, the grid the selector's model sees for a candidate
+// (core/launch_shape.h), on the host part of the GPU implementations (no device needed):
+// the own kernels with tiles and splits say their grid and the share of it that holds
+// work; vendor libraries and configs that do not parse say nothing.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "core/target.h"
+#include "registry/registry.h"
+#include "tests/test_util.h"
+
+namespace opsched {
+namespace {
+
+class MainLaunchTest : public ::testing::Test {
+ protected:
+  MainLaunchTest() {
+    h100_.kind = DeviceKind::kCuda;
+    h100_.device_name = "NVIDIA H100 80GB HBM3";
+    h100_.arch = "sm_90";
+    h100_.sm_count = 132;
+  }
+  // The launch of `impl` with `config` on `line`; skips where this build has no `impl`.
+  std::optional<LaunchShape> Launch(const std::string& impl, const std::string& line, const std::string& config) {
+    const Implementation* i = Registry::Global().FindImplementation(impl);
+    if (i == nullptr) return std::nullopt;
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << w.status();
+    StatusOr<Config> c = ParseConfig(config);
+    EXPECT_TRUE(c.ok()) << c.status();
+    if (!w.ok() || !c.ok()) return std::nullopt;
+    EXPECT_TRUE(i->Space(*w, h100_).Contains(*c)) << impl << " " << config;
+    return i->MainLaunch(*w, *c, h100_);
+  }
+  bool Registered(const char* impl) { return Registry::Global().FindImplementation(impl) != nullptr; }
+  Target h100_;
+};
+
+// MobileNetV2's stride-2 depthwise layer (a held-out line): 56 output rows in tiles of
+// 32 leave 8 of 64 tile rows idle and give 2 tiles a plane; tiles of 4 fit exactly.
+TEST_F(MainLaunchTest, StagedDepthwiseTilesSayTheirBlocksAndTheRowsTheyWaste) {
+  if (!Registered("conv2d_cuda_depthwise_staged")) GTEST_SKIP() << "this build has no GPU implementations";
+  const std::string line =
+      "conv2d x=f32[8,96,112,112] w=f32[96,1,3,3] stride=2,2 pad=1,1 dilation=1,1 groups=96 layout=nchw math=fp32";
+  const std::optional<LaunchShape> rows32 =
+      Launch("conv2d_cuda_depthwise_staged", line, "block=128,rows=32,rows_per_thread=4");
+  ASSERT_TRUE(rows32.has_value());
+  EXPECT_EQ(rows32->blocks, 8 * 96 * 2);
+  EXPECT_EQ(rows32->threads, 128);
+  EXPECT_GT(rows32->shared_bytes, 0u);
+  EXPECT_DOUBLE_EQ(rows32->useful, 56.0 / 64);
+  const std::optional<LaunchShape> rows4 =
+      Launch("conv2d_cuda_depthwise_staged", line, "block=128,rows=4,rows_per_thread=4");
+  ASSERT_TRUE(rows4.has_value());
+  EXPECT_EQ(rows4->blocks, 8 * 96 * 14);
+  // One strip of 4 rows a column: 56 strips for 128 threads.
+  EXPECT_DOUBLE_EQ(rows4->useful, 56.0 / 128);
+  // nhwc: 32-channel lanes; 144 channels in 5 blocks of 32.
+  const std::optional<LaunchShape> nhwc = Launch(
+      "conv2d_cuda_depthwise_staged_nhwc",
+      "conv2d x=bf16[32,56,56,144] w=bf16[144,3,3,1] stride=1,1 pad=1,1 dilation=1,1 groups=144 layout=nhwc math=fp32",
+      "block=128,columns=8,rows=8,rows_per_thread=8");
+  ASSERT_TRUE(nhwc.has_value());
+  EXPECT_EQ(nhwc->blocks, 32 * 7 * 7 * 5);
+  EXPECT_DOUBLE_EQ(nhwc->useful, 144.0 / 160);  // 4 strips of 8 x 2 for 4 warps
+}
+
+// BERT-base's bias gradient (a held-out line): 768 columns in vectors of 4 over 128-wide
+// blocks leave a quarter of the lanes idle; split 128 makes 256 blocks.
+TEST_F(MainLaunchTest, ReductionsSayTheirSplitGridAndIdleLanes) {
+  if (!Registered("reduce_cuda_columns")) GTEST_SKIP() << "this build has no GPU implementations";
+  const std::string columns = "reduce x=f32[2048,768] axes=0 op=sum";
+  const std::optional<LaunchShape> wide =
+      Launch("reduce_cuda_columns", columns, "block_x=128,block_y=4,split=128,vector=4");
+  ASSERT_TRUE(wide.has_value());
+  EXPECT_EQ(wide->blocks, 2 * 128);
+  EXPECT_EQ(wide->threads, 512);
+  EXPECT_EQ(wide->shared_bytes, 512u * 4 * sizeof(float));
+  EXPECT_DOUBLE_EQ(wide->useful, 0.75);
+  const std::optional<LaunchShape> narrow =
+      Launch("reduce_cuda_columns", columns, "block_x=32,block_y=4,split=128,vector=2");
+  ASSERT_TRUE(narrow.has_value());
+  EXPECT_EQ(narrow->blocks, 12 * 128);
+  EXPECT_DOUBLE_EQ(narrow->useful, 1.0);
+  // Rows: 8 groups of 32 a block over 4096 rows; a group of 1024 lanes over 96 vectors
+  // of a 384-term row has 96 lanes with a load.
+  const std::optional<LaunchShape> rows =
+      Launch("reduce_cuda_rows", "reduce x=f32[4096,768] axes=1 op=sum", "block=256,group=32,split=1,vector=4");
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_EQ(rows->blocks, 4096 / 8);
+  EXPECT_DOUBLE_EQ(rows->useful, 1.0);
+  const std::optional<LaunchShape> sparse =
+      Launch("reduce_cuda_rows", "reduce x=f32[64,384] axes=1 op=sum", "block=256,group=1024,split=1,vector=4");
+  ASSERT_TRUE(sparse.has_value());
+  EXPECT_EQ(sparse->blocks, 64);
+  EXPECT_EQ(sparse->threads, 1024);
+  EXPECT_DOUBLE_EQ(sparse->useful, 96.0 / 1024);
+  const std::optional<LaunchShape> staged = Launch("reduce_cuda_staged", "reduce x=f32[32,64,56,56] axes=0,2,3 op=sum",
+                                                   "block_x=32,block_y=8,group=16,split=1,vector=4");
+  ASSERT_TRUE(staged.has_value());
+  EXPECT_GT(staged->blocks, 0);
+}
+
+TEST_F(MainLaunchTest, VendorLibrariesAndUnparsedConfigsSayNothing) {
+  if (!Registered("reduce_cuda_columns")) GTEST_SKIP() << "this build has no GPU implementations";
+  const Implementation* columns = Registry::Global().FindImplementation("reduce_cuda_columns");
+  const Workload w = *Registry::Global().ParseCanonical("reduce x=f32[2048,768] axes=0 op=sum");
+  EXPECT_FALSE(columns->MainLaunch(w, *ParseConfig("no_such_knob=1"), h100_).has_value());
+  EXPECT_FALSE(columns->MainLaunch(w, *ParseConfig("block_x=wide"), h100_).has_value());
+  const Implementation* cub = Registry::Global().FindImplementation("reduce_cub_segmented");
+  if (cub != nullptr) EXPECT_FALSE(cub->MainLaunch(w, Config(), h100_).has_value());
+  const Implementation* cpu = Registry::Global().FindImplementation("reduce_cpu");
+  if (cpu != nullptr) EXPECT_FALSE(cpu->MainLaunch(w, Config(), h100_).has_value());
+}
+
+}  // namespace
+}  // namespace opsched
