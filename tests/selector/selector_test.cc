@@ -224,6 +224,47 @@ TEST_F(SelectorTest, APickThatANearTrainingWorkloadMeasuredSlowIsContestedAndThe
   // Without the odd workload the same shape is predicted (UntunedShapeIsServedByPrediction).
 }
 
+// The ranking model and the time model are trained on the same records; where they
+// disagree (the time model predicts the ranking model's pick at 1.5x the pool's fastest
+// or slower) neither is trusted and the floor decides. Made here by a time model of a
+// machine on which the loop is fast and every blocked config ten times slower.
+TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides) {
+  const selector::SelectorModelProto agreeing = Train();
+  records::Database inverted;
+  for (int e = 12; e <= 20; ++e) {
+    const int64_t n = int64_t{1} << e;
+    for (int u : {1, 2, 4}) {
+      OPSCHED_ASSERT_OK(inverted.Add(MakeRecord(Line(n), cpu_, "scale_cpu_loop", fmt::format("unroll={}", u), 1.0 + u)));
+    }
+    for (int b : {64, 256, 1024}) {
+      OPSCHED_ASSERT_OK(
+          inverted.Add(MakeRecord(Line(n), cpu_, "scale_cpu_blocked", fmt::format("block={}", b), 50.0 + b / 64)));
+    }
+  }
+  selector::SelectorModelProto disagreeing = agreeing;
+  const selector::SelectorModelProto other = Train({}, &inverted);
+  ASSERT_EQ(other.ops(0).columns(), agreeing.ops(0).columns());
+  disagreeing.mutable_ops(0)->set_time_booster(other.ops(0).time_booster());
+
+  std::unique_ptr<Selector> good = Load(agreeing);
+  ASSERT_NE(good, nullptr);
+  Dispatcher served(registry_, cpu_, nullptr, DispatchOptions{}, good.get());
+  StatusOr<const CachedDecision*> got = served.Decide(W(24576));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kPredicted) << (*got)->decision.reason;
+
+  std::unique_ptr<Selector> bad = Load(disagreeing);
+  ASSERT_NE(bad, nullptr);
+  Dispatcher d(registry_, cpu_, nullptr, DispatchOptions{}, bad.get());
+  StatusOr<Explanation> e = d.Explain(W(24576));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = e->ToString();
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << text;
+  EXPECT_EQ(e->decision.config.ToString(), "block=1024") << text;
+  EXPECT_NE(text.find("contested: the time model predicts it at"), std::string::npos) << text;
+  EXPECT_NE(text.find("the fastest of the pool (scale_cpu_loop"), std::string::npos) << text;
+}
+
 TEST_F(SelectorTest, HoldoutStudyJudgesTodaysRulesWhereTheRecordsShowTheirPick) {
   // n = 2^21: today's rule's pick (block=1024) was never measured, only block=64 and the
   // loop, so the study cannot judge it: unknown, and the reason says what the rule takes
