@@ -553,8 +553,9 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     Note(notes, "heuristic", rule->implementation->name(), rule->config, "chosen: the vendor's heuristic agrees");
     return rule;
   }
-  // Both apply: the model decides when it knows both implementations, else the vendor's
-  // choice is the floor (what a framework would run by default).
+  // Both apply: the model decides when it knows both implementations (its ranking, unless
+  // its time model predicts the ranking's choice kDisagree x slower or more: then the
+  // other), else the vendor's choice is the floor (what a framework would run by default).
   const OpDef* op = registry_.FindOp(canonical.op());
   if (selector_ != nullptr && options_.use_model && op != nullptr) {
     const std::vector<Candidate> two = {
@@ -563,12 +564,21 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     StatusOr<std::vector<double>> rank = selector_->Rank(registry_, canonical, target_, two);
     StatusOr<std::vector<double>> t = selector_->Time(registry_, canonical, target_, two);
     if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
-      const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
+      int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
+      // The time model predicts the ranking model's choice at kDisagree x the other or
+      // slower: the models disagree, and the one that predicts a large difference decides.
+      const bool disagree = !std::isnan((*t)[0]) && !std::isnan((*t)[1]) && (*t)[p] >= kDisagree * (*t)[1 - p];
+      if (disagree) p = 1 - p;
       Decision& pick = p == 0 ? *rule : *vendor;
       const Decision& other = p == 0 ? *vendor : *rule;
       pick.predicted_us = (*t)[p];
+      const char* other_name = other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule";
       pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, (*t)[p],
-                                (*t)[1 - p], other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
+                                (*t)[1 - p], other_name);
+      if (disagree) {
+        pick.reason += fmt::format(" (the ranking model preferred the {}; the time model predicts it {:.2f}x slower)",
+                                   other_name, (*t)[1 - p] / (*t)[p]);
+      }
       Note(notes, "floor", other.implementation->name(), other.config, "predicted slower");
       Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
       return pick;

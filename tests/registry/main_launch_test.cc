@@ -110,9 +110,13 @@ TEST_F(MainLaunchTest, VendorLibrariesAndUnparsedConfigsSayNothing) {
   EXPECT_FALSE(columns->MainLaunch(w, *ParseConfig("no_such_knob=1"), h100_).has_value());
   EXPECT_FALSE(columns->MainLaunch(w, *ParseConfig("block_x=wide"), h100_).has_value());
   const Implementation* cub = Registry::Global().FindImplementation("reduce_cub_segmented");
-  if (cub != nullptr) EXPECT_FALSE(cub->MainLaunch(w, Config(), h100_).has_value());
+  if (cub != nullptr) {
+    EXPECT_FALSE(cub->MainLaunch(w, Config(), h100_).has_value());
+  }
   const Implementation* cpu = Registry::Global().FindImplementation("reduce_cpu");
-  if (cpu != nullptr) EXPECT_FALSE(cpu->MainLaunch(w, Config(), h100_).has_value());
+  if (cpu != nullptr) {
+    EXPECT_FALSE(cpu->MainLaunch(w, Config(), h100_).has_value());
+  }
 }
 
 }  // namespace

@@ -263,6 +263,27 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   EXPECT_EQ(e->decision.config.ToString(), "block=1024") << text;
   EXPECT_NE(text.find("contested: the time model predicts it at"), std::string::npos) << text;
   EXPECT_NE(text.find("the fastest of the pool (scale_cpu_loop"), std::string::npos) << text;
+
+  // With a vendor's pick (here the loop, as a study records it offline), the floor weighs
+  // the rule's pick against it: the ranking model prefers the rule's blocked config, the
+  // time model predicts it at 1.5x the loop or slower, and the loop is taken.
+  const Workload w = W(24576);
+  OfflineSpace space;
+  for (int u : {1, 2, 4}) space.candidates.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
+  for (int b : {64, 256, 1024}) {
+    space.candidates.push_back(Candidate{"scale_cpu_blocked", *ParseConfig(fmt::format("block={}", b))});
+  }
+  space.rule = Candidate{"scale_cpu_blocked", *ParseConfig("block=1024")};
+  space.vendor = Candidate{"scale_cpu_loop", *ParseConfig("unroll=2")};
+  DispatchOptions offline;
+  offline.offline = [&](const Workload& c) { return c == w ? &space : nullptr; };
+  Dispatcher floor(registry_, cpu_, nullptr, offline, bad.get());
+  StatusOr<Explanation> f = floor.Explain(w);
+  ASSERT_TRUE(f.ok()) << f.status();
+  const std::string floor_text = f->ToString();
+  EXPECT_EQ(f->decision.provenance, Provenance::kVendor) << floor_text;
+  EXPECT_EQ(f->decision.config.ToString(), "unroll=2") << floor_text;
+  EXPECT_NE(floor_text.find("the ranking model preferred the rule"), std::string::npos) << floor_text;
 }
 
 TEST_F(SelectorTest, HoldoutStudyJudgesTodaysRulesWhereTheRecordsShowTheirPick) {
