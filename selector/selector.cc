@@ -111,42 +111,60 @@ std::vector<double> Selector::Features(const OpDef& op, const OpEntry& e, const 
 
 StatusOr<std::vector<double>> Selector::Rank(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  return Predict([](const OpEntry& e) -> const Booster& { return *e.ranker; }, registry, canonical, target,
-                 candidates);
+  const OpEntry* e = Find(canonical.op());
+  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
+  return Predict(*e->ranker, encoded, candidates.size());
 }
 
 StatusOr<std::vector<double>> Selector::Time(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  return Predict([](const OpEntry& e) -> const Booster& { return *e.timer; }, registry, canonical, target,
-                 candidates);
-}
-
-StatusOr<std::vector<double>> Selector::Predict(const Booster& (*which)(const OpEntry&), const Registry& registry,
-                                                const Workload& canonical, const Target& target,
-                                                const std::vector<Candidate>& candidates) const {
   const OpEntry* e = Find(canonical.op());
   if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
+  return Predict(*e->timer, encoded, candidates.size());
+}
+
+StatusOr<Selector::Predictions> Selector::RankAndTime(const Registry& registry, const Workload& canonical,
+                                                      const Target& target,
+                                                      const std::vector<Candidate>& candidates) const {
+  const OpEntry* e = Find(canonical.op());
+  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
+  Predictions p;
+  OPSCHED_ASSIGN_OR_RETURN(p.slowdown, Predict(*e->ranker, encoded, candidates.size()));
+  OPSCHED_ASSIGN_OR_RETURN(p.us, Predict(*e->timer, encoded, candidates.size()));
+  return p;
+}
+
+StatusOr<Selector::Encoded> Selector::EncodeCandidates(const OpEntry& e, const Registry& registry,
+                                                       const Workload& canonical, const Target& target,
+                                                       const std::vector<Candidate>& candidates) const {
   const OpDef* op = registry.FindOp(canonical.op());
   if (op == nullptr) return absl::NotFoundError(fmt::format("the registry has no op {}", canonical.op()));
-  const std::vector<double> wf = Features(*op, *e, canonical);
-  const size_t columns = e->encoding.columns();
-  std::vector<float> rows(candidates.size() * columns);
-  std::vector<size_t> known;
-  known.reserve(candidates.size());
+  const std::vector<double> wf = Features(*op, e, canonical);
+  const size_t columns = e.encoding.columns();
+  Encoded out;
+  out.rows.resize(candidates.size() * columns);
+  out.known.reserve(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {
-    float* row = rows.data() + known.size() * columns;
+    float* row = out.rows.data() + out.known.size() * columns;
     std::optional<LaunchShape> launch;
-    if (e->encoding.launch_features()) {
+    if (e.encoding.launch_features()) {
       const Implementation* impl = registry.FindImplementation(candidates[i].implementation);
       if (impl != nullptr) launch = impl->MainLaunch(canonical, candidates[i].config, target);
     }
-    if (e->encoding.Encode(wf, target.sm_count, target.l2_bytes, candidates[i], launch, row)) known.push_back(i);
+    if (e.encoding.Encode(wf, target.sm_count, target.l2_bytes, candidates[i], launch, row)) out.known.push_back(i);
   }
-  std::vector<double> us(candidates.size(), std::nan(""));
-  if (known.empty()) return us;
-  std::vector<float> out(known.size());
-  OPSCHED_RETURN_IF_ERROR(which(*e).PredictDense(rows.data(), known.size(), out.data()));
-  for (size_t j = 0; j < known.size(); ++j) us[known[j]] = std::exp(static_cast<double>(out[j]));
+  return out;
+}
+
+StatusOr<std::vector<double>> Selector::Predict(const Booster& booster, const Encoded& encoded, size_t candidates) {
+  std::vector<double> us(candidates, std::nan(""));
+  if (encoded.known.empty()) return us;
+  std::vector<float> out(encoded.known.size());
+  OPSCHED_RETURN_IF_ERROR(booster.PredictDense(encoded.rows.data(), encoded.known.size(), out.data()));
+  for (size_t j = 0; j < encoded.known.size(); ++j) us[encoded.known[j]] = std::exp(static_cast<double>(out[j]));
   return us;
 }
 

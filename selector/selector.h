@@ -53,6 +53,13 @@ class Selector {
   // The predicted microseconds of each candidate (NaN as above).
   StatusOr<std::vector<double>> Time(const Registry& registry, const Workload& canonical, const Target& target,
                                      const std::vector<Candidate>& candidates) const;
+  // Both at once, the candidates encoded once (a first decision asks both of its pool).
+  struct Predictions {
+    std::vector<double> slowdown;  // Rank's
+    std::vector<double> us;        // Time's
+  };
+  StatusOr<Predictions> RankAndTime(const Registry& registry, const Workload& canonical, const Target& target,
+                                    const std::vector<Candidate>& candidates) const;
 
   // The training workloads of the op nearest to `canonical`: distance is the root of the
   // sum of squared differences of their ModelFeatures, each scaled by its spread over the
@@ -78,9 +85,15 @@ class Selector {
     std::unique_ptr<Booster> timer;
     int varying = 0;  // workload features not constant over the training workloads
   };
-  StatusOr<std::vector<double>> Predict(const Booster& (*which)(const OpEntry&), const Registry& registry,
-                                        const Workload& canonical, const Target& target,
-                                        const std::vector<Candidate>& candidates) const;
+  // The rows of the candidates the model can encode, and their indices.
+  struct Encoded {
+    std::vector<float> rows;
+    std::vector<size_t> known;
+  };
+  StatusOr<Encoded> EncodeCandidates(const OpEntry& e, const Registry& registry, const Workload& canonical,
+                                     const Target& target, const std::vector<Candidate>& candidates) const;
+  // `booster`'s prediction (exp of its log) of each encoded candidate, NaN for the others.
+  static StatusOr<std::vector<double>> Predict(const Booster& booster, const Encoded& encoded, size_t candidates);
   const OpEntry* Find(std::string_view op) const;
   std::vector<double> Features(const OpDef& op, const OpEntry& e, const Workload& canonical) const;
 

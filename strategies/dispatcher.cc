@@ -413,20 +413,24 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
                                                 "workloads' fastest is legal here)",
                                                 candidates.size()));
   }
-  StatusOr<std::vector<double>> predicted = selector_->Rank(registry_, canonical, target_, candidates);
-  if (!predicted.ok()) {
-    if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", predicted.status().message()));
+  // Both boosters over the pool, the candidates encoded once: the ranking decides, the
+  // time model says the microseconds and checks the ranking (below).
+  StatusOr<Selector::Predictions> both = selector_->RankAndTime(registry_, canonical, target_, candidates);
+  if (!both.ok()) {
+    if (model_notes != nullptr) model_notes->push_back(fmt::format("no prediction: {}", both.status().message()));
     return Prediction::kNone;
   }
-  if (pooled) BlendWithNeighbours(near, candidates, &*predicted);
+  std::vector<double>& predicted = both->slowdown;
+  const std::vector<double>& pool_us = both->us;
+  if (pooled) BlendWithNeighbours(near, candidates, &predicted);
   size_t best = candidates.size(), second = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const double t = (*predicted)[i];
+    const double t = predicted[i];
     if (std::isnan(t)) continue;
-    if (best == candidates.size() || t < (*predicted)[best]) {
+    if (best == candidates.size() || t < predicted[best]) {
       second = best;
       best = i;
-    } else if (second == candidates.size() || t < (*predicted)[second]) {
+    } else if (second == candidates.size() || t < predicted[second]) {
       second = i;
     }
   }
@@ -435,21 +439,19 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
     return Prediction::kNone;
   }
   const Candidate& c = candidates[best];
-  // The times of the best and the runner-up, for the record and for explain.
-  std::vector<Candidate> shown = {c};
-  if (second < candidates.size()) shown.push_back(candidates[second]);
-  StatusOr<std::vector<double>> us = selector_->Time(registry_, canonical, target_, shown);
-  const double best_us = us.ok() ? (*us)[0] : -1;
+  // The predicted times of the best and the runner-up, for the record and for explain.
+  const auto us_of = [&](size_t i) { return std::isnan(pool_us[i]) ? -1.0 : pool_us[i]; };
+  const double best_us = us_of(best);
   if (model_notes != nullptr) {
     model_notes->push_back(fmt::format("best predicted: {} {} at {:.2f} us (slowdown over the best {:.3f})",
-                                       c.implementation, c.config.ToString(), best_us, (*predicted)[best]));
+                                       c.implementation, c.config.ToString(), best_us, predicted[best]));
     if (second < candidates.size()) {
       model_notes->push_back(fmt::format("runner-up: {} {} at {:.2f} us (slowdown {:.3f})",
                                          candidates[second].implementation, candidates[second].config.ToString(),
-                                         us.ok() ? (*us)[1] : -1.0, (*predicted)[second]));
+                                         us_of(second), predicted[second]));
     }
     size_t unknown = 0;
-    for (double t : *predicted) unknown += std::isnan(t);
+    for (double t : predicted) unknown += std::isnan(t);
     if (unknown > 0) model_notes->push_back(fmt::format("{} candidates of implementations it never saw", unknown));
   }
   // (No neighbour's fastest legal here: the whole space was ranked, trusted by the nearest.)
@@ -458,17 +460,16 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   // kDisagree x the fastest of the pool or slower. Neither is to be trusted here, and the
   // floor decides. (Over the shipped H100 records, averaged over six fold counts from 5
   // to 20, this took the holdout study from 1.106 to 1.092.)
-  StatusOr<std::vector<double>> pool_us = selector_->Time(registry_, canonical, target_, candidates);
-  if (pool_us.ok() && !std::isnan((*pool_us)[best])) {
+  if (!std::isnan(pool_us[best])) {
     size_t fastest = best;
     for (size_t i = 0; i < candidates.size(); ++i) {
-      if (!std::isnan((*pool_us)[i]) && (*pool_us)[i] < (*pool_us)[fastest]) fastest = i;
+      if (!std::isnan(pool_us[i]) && pool_us[i] < pool_us[fastest]) fastest = i;
     }
-    if ((*pool_us)[best] >= kDisagree * (*pool_us)[fastest]) {
+    if (pool_us[best] >= kDisagree * pool_us[fastest]) {
       const std::string why = fmt::format(
           "contested: the time model predicts it at {:.2f}x the fastest of the pool ({} {}, {:.2f} us)",
-          (*pool_us)[best] / (*pool_us)[fastest], candidates[fastest].implementation,
-          candidates[fastest].config.ToString(), (*pool_us)[fastest]);
+          pool_us[best] / pool_us[fastest], candidates[fastest].implementation, candidates[fastest].config.ToString(),
+          pool_us[fastest]);
       if (model_notes != nullptr) model_notes->push_back(why);
       Note(notes, "predicted", candidates[best].implementation, candidates[best].config, "not trusted: " + why);
       return Prediction::kContested;
@@ -561,9 +562,10 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     const std::vector<Candidate> two = {
         Candidate{std::string(rule->implementation->name()), rule->config},
         Candidate{std::string(vendor->implementation->name()), vendor->config}};
-    StatusOr<std::vector<double>> rank = selector_->Rank(registry_, canonical, target_, two);
-    StatusOr<std::vector<double>> t = selector_->Time(registry_, canonical, target_, two);
-    if (rank.ok() && t.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
+    StatusOr<Selector::Predictions> both = selector_->RankAndTime(registry_, canonical, target_, two);
+    const std::vector<double>* rank = both.ok() ? &both->slowdown : nullptr;
+    const std::vector<double>* t = both.ok() ? &both->us : nullptr;
+    if (both.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
       int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
       // The time model predicts the ranking model's choice at kDisagree x the other or
       // slower: the models disagree, and the one that predicts a large difference decides.
