@@ -265,8 +265,8 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   EXPECT_NE(text.find("the fastest of the pool (scale_cpu_loop"), std::string::npos) << text;
 
   // With a vendor's pick (here the loop, as a study records it offline), the floor weighs
-  // the rule's pick against it: the ranking model prefers the rule's blocked config, the
-  // time model predicts it at 1.5x the loop or slower, and the loop is taken.
+  // the rule's pick against it by the ranking: the ranking model prefers the rule's blocked
+  // config and decides; that the time model predicts it at 1.5x the loop or slower is said.
   const Workload w = W(24576);
   OfflineSpace space;
   for (int u : {1, 2, 4}) space.candidates.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
@@ -281,9 +281,11 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   StatusOr<Explanation> f = floor.Explain(w);
   ASSERT_TRUE(f.ok()) << f.status();
   const std::string floor_text = f->ToString();
-  EXPECT_EQ(f->decision.provenance, Provenance::kVendor) << floor_text;
-  EXPECT_EQ(f->decision.config.ToString(), "unroll=2") << floor_text;
-  EXPECT_NE(floor_text.find("the ranking model preferred the rule"), std::string::npos) << floor_text;
+  EXPECT_EQ(f->decision.provenance, Provenance::kHeuristic) << floor_text;
+  EXPECT_EQ(f->decision.config.ToString(), "block=1024") << floor_text;
+  EXPECT_NE(floor_text.find("the models disagree: ranked first, predicted slower; the ranking decides"),
+            std::string::npos)
+      << floor_text;
 }
 
 TEST_F(SelectorTest, HoldoutStudyJudgesTodaysRulesWhereTheRecordsShowTheirPick) {
