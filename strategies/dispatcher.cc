@@ -576,10 +576,10 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
       // on the H100 it turned two held-out lines the wrong way: the DeepLabv3 dilated 3x3
       // from the rule's im2col GEMM, 730 us, to cuDNN's pick, 1,095 us, and a Mask R-CNN
       // 3x3 from cuDNN's pick, 104 us, to the rule's, 112 us.)
-      if (!std::isnan((*t)[0]) && !std::isnan((*t)[1]) && (*t)[p] >= kDisagree * (*t)[1 - p]) {
-        pick.reason += " (the models disagree: ranked first, predicted slower; the ranking decides)";
-      }
-      Note(notes, "floor", other.implementation->name(), other.config, "predicted slower");
+      const bool disagree = !std::isnan((*t)[0]) && !std::isnan((*t)[1]) && (*t)[p] >= kDisagree * (*t)[1 - p];
+      if (disagree) pick.reason += " (the models disagree: ranked first, predicted slower; the ranking decides)";
+      Note(notes, "floor", other.implementation->name(), other.config,
+           disagree ? "ranked below (though predicted faster)" : "predicted slower");
       Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
       return pick;
     }

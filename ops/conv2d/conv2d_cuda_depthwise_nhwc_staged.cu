@@ -239,7 +239,8 @@ LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedCon
   // Tile rows, tile columns and channel lanes that fall inside the output, and warps
   // with a strip of their own (a lane computes rows_per_thread x kCPT outputs of a channel).
   const int strips = g.tile_rows / c.rows_per_thread * ((g.tile_columns + kCPT - 1) / kCPT);
-  const double useful = double(p.p) / (double(g.tiles_p) * g.tile_rows) * double(p.q) / (double(g.tiles_q) * g.tile_columns) *
+  const double useful = double(p.p) / (double(g.tiles_p) * g.tile_rows) *
+                        double(p.q) / (double(g.tiles_q) * g.tile_columns) *
                         double(p.c) / (double(g.channel_blocks) * kC) * std::min(1.0, double(strips) / (c.block / kC));
   return LaunchShape{.blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks,
                      .threads = c.block,

@@ -260,7 +260,8 @@ LaunchShape DepthwiseStagedLaunch(const Problem& p, const DepthwiseStagedConfig&
   // Output rows the tiles cover, and planes the blocks cover, against those that exist;
   // and threads with a strip of their own (a thread computes rows_per_thread rows of a column).
   const int64_t plane_slots = int64_t(l.blocks) / l.g.tiles * l.g.planes_per_block;
-  const int64_t strips = int64_t(l.g.planes_per_block) * ((l.g.tile_rows + c.rows_per_thread - 1) / c.rows_per_thread) * p.q;
+  const int64_t strips_per_column = (l.g.tile_rows + c.rows_per_thread - 1) / c.rows_per_thread;
+  const int64_t strips = int64_t(l.g.planes_per_block) * strips_per_column * p.q;
   const double useful = double(p.p) / (double(l.g.tiles) * l.g.tile_rows) * double(l.g.planes) / double(plane_slots) *
                         std::min(1.0, double(strips) / c.block);
   return LaunchShape{.blocks = l.blocks, .threads = c.block, .shared_bytes = l.shared, .useful = useful};

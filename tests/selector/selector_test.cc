@@ -234,7 +234,8 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   for (int e = 12; e <= 20; ++e) {
     const int64_t n = int64_t{1} << e;
     for (int u : {1, 2, 4}) {
-      OPSCHED_ASSERT_OK(inverted.Add(MakeRecord(Line(n), cpu_, "scale_cpu_loop", fmt::format("unroll={}", u), 1.0 + u)));
+      OPSCHED_ASSERT_OK(
+          inverted.Add(MakeRecord(Line(n), cpu_, "scale_cpu_loop", fmt::format("unroll={}", u), 1.0 + u)));
     }
     for (int b : {64, 256, 1024}) {
       OPSCHED_ASSERT_OK(
@@ -269,7 +270,9 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   // config and decides; that the time model predicts it at 1.5x the loop or slower is said.
   const Workload w = W(24576);
   OfflineSpace space;
-  for (int u : {1, 2, 4}) space.candidates.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
+  for (int u : {1, 2, 4}) {
+    space.candidates.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
+  }
   for (int b : {64, 256, 1024}) {
     space.candidates.push_back(Candidate{"scale_cpu_blocked", *ParseConfig(fmt::format("block={}", b))});
   }
