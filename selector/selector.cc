@@ -111,40 +111,40 @@ std::vector<double> Selector::Features(const OpDef& op, const OpEntry& e, const 
 
 StatusOr<std::vector<double>> Selector::Rank(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  const OpEntry* e = Find(canonical.op());
-  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
-  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
-  return Predict(*e->ranker, encoded, candidates.size());
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(registry, canonical, target, candidates));
+  return Predict(*encoded.entry->ranker, encoded, candidates.size());
 }
 
 StatusOr<std::vector<double>> Selector::Time(const Registry& registry, const Workload& canonical, const Target& target,
                                              const std::vector<Candidate>& candidates) const {
-  const OpEntry* e = Find(canonical.op());
-  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
-  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
-  return Predict(*e->timer, encoded, candidates.size());
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(registry, canonical, target, candidates));
+  return Predict(*encoded.entry->timer, encoded, candidates.size());
 }
 
 StatusOr<Selector::Predictions> Selector::RankAndTime(const Registry& registry, const Workload& canonical,
                                                       const Target& target,
                                                       const std::vector<Candidate>& candidates) const {
-  const OpEntry* e = Find(canonical.op());
-  if (e == nullptr) return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
-  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(*e, registry, canonical, target, candidates));
+  OPSCHED_ASSIGN_OR_RETURN(const Encoded encoded, EncodeCandidates(registry, canonical, target, candidates));
   Predictions p;
-  OPSCHED_ASSIGN_OR_RETURN(p.slowdown, Predict(*e->ranker, encoded, candidates.size()));
-  OPSCHED_ASSIGN_OR_RETURN(p.us, Predict(*e->timer, encoded, candidates.size()));
+  OPSCHED_ASSIGN_OR_RETURN(p.slowdown, Predict(*encoded.entry->ranker, encoded, candidates.size()));
+  OPSCHED_ASSIGN_OR_RETURN(p.us, Predict(*encoded.entry->timer, encoded, candidates.size()));
   return p;
 }
 
-StatusOr<Selector::Encoded> Selector::EncodeCandidates(const OpEntry& e, const Registry& registry,
-                                                       const Workload& canonical, const Target& target,
+StatusOr<Selector::Encoded> Selector::EncodeCandidates(const Registry& registry, const Workload& canonical,
+                                                       const Target& target,
                                                        const std::vector<Candidate>& candidates) const {
+  const OpEntry* entry = Find(canonical.op());
+  if (entry == nullptr) {
+    return absl::NotFoundError(fmt::format("the selector model has no model of {}", canonical.op()));
+  }
+  const OpEntry& e = *entry;
   const OpDef* op = registry.FindOp(canonical.op());
   if (op == nullptr) return absl::NotFoundError(fmt::format("the registry has no op {}", canonical.op()));
   const std::vector<double> wf = Features(*op, e, canonical);
   const size_t columns = e.encoding.columns();
   Encoded out;
+  out.entry = entry;
   out.rows.resize(candidates.size() * columns);
   out.known.reserve(candidates.size());
   for (size_t i = 0; i < candidates.size(); ++i) {

@@ -85,13 +85,15 @@ class Selector {
     std::unique_ptr<Booster> timer;
     int varying = 0;  // workload features not constant over the training workloads
   };
-  // The rows of the candidates the model can encode, and their indices.
+  // The op's model and the rows of the candidates it can encode, with their indices.
   struct Encoded {
+    const OpEntry* entry = nullptr;
     std::vector<float> rows;
     std::vector<size_t> known;
   };
-  StatusOr<Encoded> EncodeCandidates(const OpEntry& e, const Registry& registry, const Workload& canonical,
-                                     const Target& target, const std::vector<Candidate>& candidates) const;
+  // Errors when the model has no model of the op or `registry` does not have the op.
+  StatusOr<Encoded> EncodeCandidates(const Registry& registry, const Workload& canonical, const Target& target,
+                                     const std::vector<Candidate>& candidates) const;
   // `booster`'s prediction (exp of its log) of each encoded candidate, NaN for the others.
   static StatusOr<std::vector<double>> Predict(const Booster& booster, const Encoded& encoded, size_t candidates);
   const OpEntry* Find(std::string_view op) const;

@@ -70,8 +70,9 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
   model.set_arch(arch);
   model.set_created_unix_s(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  std::map<uint64_t, const records::TargetProto*> targets;  // by fingerprint
-  std::map<uint64_t, Target> launch_targets;                // the same as Targets, for MainLaunch
+  // The training targets by fingerprint: the record's, and as a Target (nullopt where it
+  // does not convert; MainLaunch then sees an empty Target).
+  std::map<uint64_t, std::pair<const records::TargetProto*, std::optional<Target>>> targets;
   std::map<std::string, OpData> ops;
   int skipped_ops = 0;
   for (const records::Database* db : dbs) {
@@ -87,18 +88,18 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
         ++skipped_ops;
         continue;
       }
-      targets.emplace(t.fingerprint(), &t);
+      auto [target, fresh] = targets.try_emplace(t.fingerprint(), &t, std::nullopt);
+      if (fresh) {
+        StatusOr<Target> converted = records::FromProto(t);
+        if (converted.ok()) target->second.second = *std::move(converted);
+      }
       OpData& data = ops[w.op()];
       Candidate candidate{db->implementation(e.implementation), db->config(e.config)};
+      const std::string key = CandidateKey(candidate);
       std::optional<LaunchShape> launch;
       if (options.launch_features) {
-        auto [tgt, fresh] = launch_targets.try_emplace(t.fingerprint());
-        if (fresh) {
-          StatusOr<Target> converted = records::FromProto(t);
-          if (converted.ok()) tgt->second = *converted;
-        }
         const Implementation* impl = registry.FindImplementation(candidate.implementation);
-        if (impl != nullptr) launch = impl->MainLaunch(w, candidate.config, tgt->second);
+        if (impl != nullptr) launch = impl->MainLaunch(w, candidate.config, target->second.second.value_or(Target{}));
       }
       data.rows.push_back(Row{&w, t.fingerprint(), std::move(candidate), t.sm_count(), t.l2_bytes(),
                               std::log(static_cast<double>(e.call_us)), launch});
@@ -111,7 +112,6 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
         for (double f : op->ModelFeatures(w)) tw.add_features(f);
         tw.set_best_us(e.call_us);
       }
-      const std::string key = CandidateKey(Candidate{db->implementation(e.implementation), db->config(e.config)});
       auto [t_it, t_new] = data.times[w.hash()].try_emplace(key, e.call_us);
       if (!t_new) t_it->second = std::min<double>(t_it->second, e.call_us);
       tw.set_records(tw.records() + 1);
@@ -119,12 +119,12 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     }
   }
   if (ops.empty()) return absl::NotFoundError(fmt::format("no ok {} records of {} to train on", options.target_kind, arch));
-  for (const auto& [fp, t] : targets) {
+  for (const auto& [fp, both] : targets) {
+    const auto& [t, target] = both;
     model.add_fingerprints(fp);
     model.add_devices(t->device_name());
     selector::TrainingTarget* tt = model.add_training_targets();
-    StatusOr<Target> target = records::FromProto(*t);
-    tt->set_platform(target.ok() ? target->platform_fingerprint() : 0);
+    tt->set_platform(target ? target->platform_fingerprint() : 0);
     tt->set_cublas_version(t->cublas_version());
     tt->set_cudnn_version(t->cudnn_version());
   }

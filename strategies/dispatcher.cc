@@ -561,22 +561,21 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     const std::vector<Candidate> two = {
         Candidate{std::string(rule->implementation->name()), rule->config},
         Candidate{std::string(vendor->implementation->name()), vendor->config}};
-    StatusOr<Selector::Predictions> both = selector_->RankAndTime(registry_, canonical, target_, two);
-    const std::vector<double>* rank = both.ok() ? &both->slowdown : nullptr;
-    const std::vector<double>* t = both.ok() ? &both->us : nullptr;
-    if (both.ok() && !std::isnan((*rank)[0]) && !std::isnan((*rank)[1])) {
-      const int p = (*rank)[0] <= (*rank)[1] ? 0 : 1;
+    const StatusOr<Selector::Predictions> both = selector_->RankAndTime(registry_, canonical, target_, two);
+    if (both.ok() && !std::isnan(both->slowdown[0]) && !std::isnan(both->slowdown[1])) {
+      const std::vector<double>& t = both->us;
+      const int p = both->slowdown[0] <= both->slowdown[1] ? 0 : 1;
       Decision& pick = p == 0 ? *rule : *vendor;
       const Decision& other = p == 0 ? *vendor : *rule;
-      pick.predicted_us = (*t)[p];
-      pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, (*t)[p],
-                                (*t)[1 - p], other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
+      pick.predicted_us = t[p];
+      pick.reason = fmt::format("{}: predicted {:.2f} us against {:.2f} us for the {}", pick.reason, t[p], t[1 - p],
+                                other.provenance == Provenance::kVendor ? "vendor's heuristic" : "rule");
       // The time model predicts the ranking's choice kDisagree x slower or more: said, not
       // followed. (Following it took the holdout study at 10 folds from 1.098 to 1.080, but
       // on the H100 it turned two held-out lines the wrong way: the DeepLabv3 dilated 3x3
       // from the rule's im2col GEMM, 730 us, to cuDNN's pick, 1,095 us, and a Mask R-CNN
       // 3x3 from cuDNN's pick, 104 us, to the rule's, 112 us.)
-      const bool disagree = !std::isnan((*t)[0]) && !std::isnan((*t)[1]) && (*t)[p] >= kDisagree * (*t)[1 - p];
+      const bool disagree = !std::isnan(t[0]) && !std::isnan(t[1]) && t[p] >= kDisagree * t[1 - p];
       if (disagree) pick.reason += " (the models disagree: ranked first, predicted slower; the ranking decides)";
       Note(notes, "floor", other.implementation->name(), other.config,
            disagree ? "ranked below (though predicted faster)" : "predicted slower");
