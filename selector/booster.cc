@@ -3,6 +3,7 @@
 #include <xgboost/c_api.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "core/format.h"
 
@@ -45,6 +46,7 @@ Booster::~Booster() {
 
 Status Booster::Fit(const std::vector<std::vector<float>>& x, const std::vector<float>& y) {
   if (x.empty() || x.size() != y.size()) return absl::InvalidArgumentError("no training rows");
+  forest_.reset();
   if (booster_) {
     XGBoosterFree(booster_);
     booster_ = nullptr;
@@ -92,6 +94,11 @@ namespace opsched {
 Status Booster::PredictDense(const float* x, size_t rows, float* out) const {
   if (!booster_) return absl::FailedPreconditionError("the model is not trained");
   if (rows == 0) return absl::OkStatus();
+  if (forest_) return forest_->Predict(x, rows, columns_, out);
+  return PredictXgboost(x, rows, out);
+}
+
+Status Booster::PredictXgboost(const float* x, size_t rows, float* out) const {
   // XGBoost's array interface over the caller's buffer: no DMatrix copy.
   const std::string array = fmt::format(
       R"({{"data": [{}, true], "shape": [{}, {}], "typestr": "<f4", "version": 3}})",
@@ -116,6 +123,7 @@ StatusOr<std::string> Booster::Save() const {
 }
 
 Status Booster::Load(std::string_view bytes, size_t columns) {
+  forest_.reset();
   if (booster_) {
     XGBoosterFree(booster_);
     booster_ = nullptr;
@@ -131,6 +139,31 @@ Status Booster::Load(std::string_view bytes, size_t columns) {
   XGBoosterSetParam(booster, "nthread", threads.c_str());
   booster_ = booster;
   columns_ = columns;
+  return absl::OkStatus();
+}
+
+StatusOr<Forest> Booster::LayOut() const {
+  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  bst_ulong length = 0;
+  const char* json = nullptr;
+  if (XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &length, &json) != 0) return XgbError("save");
+  return Forest::FromXgboostJson(std::string_view(json, length));
+}
+
+Status Booster::UseForest(Forest forest) {
+  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  const std::vector<float> probe = forest.ProbeRows(columns_, 96);
+  const size_t rows = columns_ == 0 ? 0 : probe.size() / columns_;
+  std::vector<float> theirs(rows), ours(rows);
+  OPSCHED_RETURN_IF_ERROR(PredictXgboost(probe.data(), rows, theirs.data()));
+  OPSCHED_RETURN_IF_ERROR(forest.Predict(probe.data(), rows, columns_, ours.data()));
+  for (size_t r = 0; r < rows; ++r) {
+    if (std::memcmp(&theirs[r], &ours[r], sizeof(float)) != 0) {
+      return absl::DataLossError(
+          fmt::format("the forest predicts {} where XGBoost predicts {} (probe row {})", ours[r], theirs[r], r));
+    }
+  }
+  forest_ = std::move(forest);
   return absl::OkStatus();
 }
 

@@ -3,9 +3,11 @@
 // the selector (selector/selector.h) keeps one per op, saved in its model file.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "core/status.h"
+#include "selector/forest.h"
 
 namespace opsched {
 
@@ -28,7 +30,8 @@ class Booster {
   Status Fit(const std::vector<std::vector<float>>& x, const std::vector<float>& y);
   StatusOr<std::vector<float>> Predict(const std::vector<std::vector<float>>& x) const;
   // Predictions for `rows` row-major rows of columns() floats (NaN: missing), in place
-  // (no copy of the data): the selector's hot path.
+  // (no copy of the data): the selector's hot path. A loaded model predicts through its
+  // Forest (selector/forest.h), which gives XGBoost's values at a fraction of its cost.
   Status PredictDense(const float* x, size_t rows, float* out) const;
   bool trained() const { return booster_ != nullptr; }
   size_t columns() const { return columns_; }
@@ -37,10 +40,21 @@ class Booster {
   StatusOr<std::string> Save() const;
   Status Load(std::string_view bytes, size_t columns);
 
+  // The trees laid out as a Forest (through XGBoost's JSON model: about half a second for
+  // 200 trees, so done when a model is trained and saved beside it).
+  StatusOr<Forest> LayOut() const;
+  // Predicts through `forest` from now on, once it predicts as XGBoost does, bit for bit,
+  // on rows at the model's splits (else an error, and predictions stay XGBoost's).
+  Status UseForest(Forest forest);
+  bool has_forest() const { return forest_.has_value(); }
+
  private:
   Params params_;
   void* booster_ = nullptr;
   size_t columns_ = 0;
+  std::optional<Forest> forest_;
+
+  Status PredictXgboost(const float* x, size_t rows, float* out) const;
 };
 
 }  // namespace opsched

@@ -27,6 +27,8 @@ StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::Selector
     e.model = m;
     e.model.clear_booster();
     e.model.clear_time_booster();
+    e.model.clear_forest();
+    e.model.clear_time_forest();
     e.encoding = CandidateEncoding::FromProto(m);
     if (static_cast<size_t>(m.columns()) != e.encoding.columns() ||
         m.feature_mean_size() != m.workload_width() || m.feature_scale_size() != m.workload_width()) {
@@ -47,10 +49,17 @@ StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::Selector
     }
     e.ranker = std::make_unique<Booster>(Booster::Params{.threads = 1});
     e.timer = std::make_unique<Booster>(Booster::Params{.threads = 1});
-    OPSCHED_RETURN_IF_ERROR(
-        Annotate(e.ranker->Load(m.booster(), e.encoding.columns()), fmt::format("selector model of {}", m.op())));
-    OPSCHED_RETURN_IF_ERROR(
-        Annotate(e.timer->Load(m.time_booster(), e.encoding.columns()), fmt::format("selector model of {}", m.op())));
+    const std::string where = fmt::format("selector model of {}", m.op());
+    OPSCHED_RETURN_IF_ERROR(Annotate(e.ranker->Load(m.booster(), e.encoding.columns()), where));
+    OPSCHED_RETURN_IF_ERROR(Annotate(e.timer->Load(m.time_booster(), e.encoding.columns()), where));
+    // The trees laid out for prediction, where the file has them (files trained before
+    // them predict through XGBoost, at several times the cost of a first decision).
+    for (auto [forest, booster] :
+         {std::pair{&m.forest(), e.ranker.get()}, std::pair{&m.time_forest(), e.timer.get()}}) {
+      if (forest->roots_size() == 0) continue;
+      StatusOr<Forest> f = Forest::FromProto(*forest);
+      OPSCHED_RETURN_IF_ERROR(Annotate(f.ok() ? booster->UseForest(*std::move(f)) : f.status(), where));
+    }
     s->ops_.push_back(std::move(e));
   }
   return s;

@@ -201,6 +201,10 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     m->set_booster(std::move(bytes));
     OPSCHED_ASSIGN_OR_RETURN(std::string time_bytes, timer.Save());
     m->set_time_booster(std::move(time_bytes));
+    OPSCHED_ASSIGN_OR_RETURN(const Forest ranker_forest, ranker.LayOut());
+    *m->mutable_forest() = ranker_forest.ToProto();
+    OPSCHED_ASSIGN_OR_RETURN(const Forest timer_forest, timer.LayOut());
+    *m->mutable_time_forest() = timer_forest.ToProto();
     text += fmt::format("  {}: {} records of {} workloads, {} implementations, {} columns, rmse of log slowdown {:.3f}\n",
                         name, data.rows.size(), data.workloads.size(), data.per_implementation.size(),
                         encoding.columns(), m->train_rmse());

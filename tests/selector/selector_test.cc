@@ -246,6 +246,7 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
   const selector::SelectorModelProto other = Train({}, &inverted);
   ASSERT_EQ(other.ops(0).columns(), agreeing.ops(0).columns());
   disagreeing.mutable_ops(0)->set_time_booster(other.ops(0).time_booster());
+  *disagreeing.mutable_ops(0)->mutable_time_forest() = other.ops(0).time_forest();
 
   std::unique_ptr<Selector> good = Load(agreeing);
   ASSERT_NE(good, nullptr);
@@ -444,6 +445,43 @@ TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(*a, *b);
   EXPECT_NE((*loaded)->Describe().find("1 ops (scale), 54 records"), std::string::npos) << (*loaded)->Describe();
+}
+
+// A trained model carries its trees laid out for prediction; a file without them (older
+// ones) predicts the same through XGBoost, and one whose trees disagree with its boosters
+// is refused.
+TEST_F(SelectorTest, ATrainedModelPredictsThroughItsForestAsThroughXgboost) {
+  const selector::SelectorModelProto proto = Train();
+  ASSERT_EQ(proto.ops_size(), 1);
+  EXPECT_GT(proto.ops(0).forest().roots_size(), 0);
+  EXPECT_EQ(proto.ops(0).time_forest().roots_size(), 80);
+  selector::SelectorModelProto older = proto;
+  older.mutable_ops(0)->clear_forest();
+  older.mutable_ops(0)->clear_time_forest();
+  std::unique_ptr<Selector> with = Load(proto), without = Load(older);
+  std::vector<Candidate> c;
+  for (int u : {1, 2, 4}) c.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
+  for (int b : {64, 256, 1024}) c.push_back(Candidate{"scale_cpu_blocked", *ParseConfig(fmt::format("block={}", b))});
+  for (int64_t n : {1000, 24576, 3 << 20}) {
+    StatusOr<Selector::Predictions> a = with->RankAndTime(registry_, W(n), cpu_, c);
+    StatusOr<Selector::Predictions> b = without->RankAndTime(registry_, W(n), cpu_, c);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->slowdown, b->slowdown) << n;
+    EXPECT_EQ(a->us, b->us) << n;
+  }
+  // The time model's trees given to the ranking model: the file is refused, by name.
+  selector::SelectorModelProto swapped = proto;
+  *swapped.mutable_ops(0)->mutable_forest() = proto.ops(0).time_forest();
+  StatusOr<std::unique_ptr<Selector>> refused = Selector::FromProto(swapped);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("selector model of scale"), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("where XGBoost predicts"), std::string::npos) << refused.status();
+  // A forest whose nodes loop.
+  selector::SelectorModelProto looped = proto;
+  looped.mutable_ops(0)->mutable_time_forest()->set_lefts(0, 0);
+  StatusOr<std::unique_ptr<Selector>> loops = Selector::FromProto(looped);
+  ASSERT_FALSE(loops.ok());
+  EXPECT_NE(loops.status().message().find("not after it"), std::string::npos) << loops.status();
 }
 
 // Every way a model file can be wrong: a clear error naming the file, never a crash.
