@@ -216,14 +216,17 @@ TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
   // The staged nchw depthwise kernel in every config: whole 7x7 planes, one to a block
   // (15 planes: too few to pack) and packed two to a block (2079 planes: the last block
   // partly filled), row tiles of a wide odd-width plane
-  // (16-byte staging with scalar head and tail), 5x5 at stride 2, 7x7 at stride 1, no
-  // padding at stride 2; f32, f16 and bf16, with and without the fused bias+activation.
+  // (16-byte staging with scalar head and tail), row tiles of a wider one at stride 2
+  // whose windows are staged with four loads in flight a thread, 5x5 at stride 2, 7x7 at
+  // stride 1, no padding at stride 2; f32, f16 and bf16, with and without the fused
+  // bias+activation.
   if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
   int runs = 0;
   for (const Shape& s : {
            Shape{3, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5},
            Shape{3, 693, 7, 7, 693, 5, 5, 1, 1, 2, 2, 1, 1, 693},
            Shape{1, 4, 56, 57, 4, 3, 3, 1, 1, 1, 1, 1, 1, 4},
+           Shape{1, 2, 70, 227, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2},
            Shape{2, 3, 29, 31, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3},
            Shape{1, 2, 20, 20, 2, 7, 7, 1, 1, 3, 3, 1, 1, 2},
            Shape{1, 6, 9, 9, 6, 3, 3, 2, 2, 0, 0, 1, 1, 6},
