@@ -110,7 +110,15 @@ for t in "$here"/bin/*_test; do
   name=$(basename "$t")
   if [[ " ${SKIP:-} " == *" $name "* ]]; then echo "== $name: skipped (SKIP)"; continue; fi
   echo "== $name"
-  if "$t" "$@"; then echo "== $name: PASSED"; else echo "== $name: FAILED"; failed=1; fi
+  # A fuzz target's corpus test takes its corpus from the checkout (Bazel passes it as an
+  # argument), and no gtest flags.
+  args=("$@")
+  if [[ "$name" == *_fuzzer_corpus_test ]]; then
+    corpus="$here/../tests/fuzz/corpus/${name%_fuzzer_corpus_test}"
+    if [ ! -d "$corpus" ]; then echo "== $name: skipped (no corpus at $corpus: the bundle is not in a checkout)"; continue; fi
+    args=("$corpus")
+  fi
+  if "$t" "${args[@]}"; then echo "== $name: PASSED"; else echo "== $name: FAILED"; failed=1; fi
 done
 exit $failed
 RUN
