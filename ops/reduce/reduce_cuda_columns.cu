@@ -4,7 +4,9 @@
 // output per thread. A
 // block of block_x * block_y threads: block_x threads over outputs, `V` neighbouring
 // outputs each (coalesced, vector loads), block_y threads over terms; the block_y
-// partial results are combined through shared memory in a fixed order.
+// partial results are combined through shared memory in a fixed order. Over one reduced
+// dimension (kOneDim: a leading axis, a column sum) a term's offset is its index times
+// that dimension's stride, with no division.
 #include "ops/reduce/reduce_cuda_common.cuh"
 
 namespace opsched::reduce::gpu_kernels {
@@ -15,11 +17,12 @@ inline constexpr int kUnroll = 4;
 struct ColumnsGeometry {
   Odometer kept;
   Odometer reduced;
+  int64_t stride;     // of the one reduced dimension (kOneDim)
   int64_t per_split;  // terms per split part
   int split;
 };
 
-template <typename In, typename Out, int V>
+template <typename In, typename Out, int V, bool kOneDim>
 __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
   using S = typename In::Storage;
   using A = AccumulatorOf<In>;
@@ -37,21 +40,27 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
     const int64_t begin = int64_t(j) * g.per_split;
     const int64_t end = begin + g.per_split < p.length ? begin + g.per_split : p.length;
     const int64_t step = blockDim.y;
-    for (int64_t k0 = begin + threadIdx.y; k0 < end; k0 += step * kUnroll) {
-      Vec<S, V> v[kUnroll];
+    WithTermOp(p.op, [&](auto term_op) {
+      constexpr ReduceOp kOp = decltype(term_op)::value;
+      for (int64_t k0 = begin + threadIdx.y; k0 < end; k0 += step * kUnroll) {
+        Vec<S, V> v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t k = k0 + u * step;
-        if (k < end) v[u] = *reinterpret_cast<const Vec<S, V>*>(x + base + g.reduced.Offset(static_cast<uint32_t>(k)));
-      }
+        for (int u = 0; u < kUnroll; ++u) {
+          const int64_t k = k0 + u * step;
+          if (k < end) {
+            const int64_t offset = kOneDim ? k * g.stride : g.reduced.Offset(static_cast<uint32_t>(k));
+            v[u] = LoadVec<S, V>(x + base + offset);
+          }
+        }
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        if (k0 + u * step < end) {
+        for (int u = 0; u < kUnroll; ++u) {
+          if (k0 + u * step < end) {
 #pragma unroll
-          for (int e = 0; e < V; ++e) acc[e] = Combine(p.op, acc[e], Term<In>(p.op, v[u].v[e]));
+            for (int e = 0; e < V; ++e) acc[e] = Combine(kOp, acc[e], Term<In>(kOp, v[u].v[e]));
+          }
         }
       }
-    }
+    });
   }
   if (blockDim.y > 1) {
     const unsigned width = blockDim.x * V;
@@ -122,6 +131,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
   ColumnsGeometry g;
   g.kept = Odometer(p.kept_rank, p.kept_shape, p.kept_strides);
   g.reduced = Odometer(p.reduced_rank, p.reduced_shape, p.reduced_strides);
+  g.stride = p.reduced_rank == 1 ? p.reduced_strides[0] : 0;
   g.split = c.split;
   g.per_split = CeilDiv(p.length, c.split);
   const dim3 block(c.block_x, c.block_y);
@@ -133,7 +143,11 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
     auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16) {
-        ColumnsKernel<In, Out, V><<<grid, block, shared, stream>>>(p, g, partial);
+        if (p.reduced_rank == 1) {
+          ColumnsKernel<In, Out, V, true><<<grid, block, shared, stream>>>(p, g, partial);
+        } else {
+          ColumnsKernel<In, Out, V, false><<<grid, block, shared, stream>>>(p, g, partial);
+        }
         return gpuGetLastError();
       } else {
         return gpuErrorInvalidValue;

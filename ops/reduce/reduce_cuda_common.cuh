@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/element.h"
 #include "core/gpu/fast_divmod.h"
@@ -48,6 +49,41 @@ template <typename S, int V>
 struct alignas(sizeof(S) * V) Vec {
   S v[V];
 };
+
+// `V` contiguous elements through the read-only data cache (x is never written while a
+// kernel reads it), as one load of their size: a load through a pointer that a lambda
+// captures is otherwise an ordinary one.
+template <typename S, int V>
+__device__ __forceinline__ Vec<S, V> LoadVec(const S* p) {
+  constexpr size_t kBytes = sizeof(S) * V;
+  using Word = std::conditional_t<kBytes == 16, uint4,
+               std::conditional_t<kBytes == 8, uint2, std::conditional_t<kBytes == 4, unsigned int, unsigned short>>>;
+  static_assert(sizeof(Word) == kBytes, "2, 4, 8 or 16 bytes");
+  const Word w = __ldg(reinterpret_cast<const Word*>(p));
+  Vec<S, V> v;
+  __builtin_memcpy(&v, &w, kBytes);
+  return v;
+}
+
+// Calls fn(std::integral_constant<ReduceOp, op>{}) with the op that combines terms as a
+// compile-time constant, so that a loop over terms carries no switch per term (one
+// showed up in the PTX of every loop). Mean sums its terms (its scale is the output's).
+template <typename Fn>
+__device__ __forceinline__ void WithTermOp(ReduceOp op, Fn&& fn) {
+  switch (op) {
+    case ReduceOp::kMax:
+      fn(std::integral_constant<ReduceOp, ReduceOp::kMax>{});
+      break;
+    case ReduceOp::kMin:
+      fn(std::integral_constant<ReduceOp, ReduceOp::kMin>{});
+      break;
+    case ReduceOp::kSumSquares:
+      fn(std::integral_constant<ReduceOp, ReduceOp::kSumSquares>{});
+      break;
+    default:
+      fn(std::integral_constant<ReduceOp, ReduceOp::kSum>{});
+  }
+}
 
 // Calls fn.template operator()<In, Out>() for the problem's element types: any float
 // input type with its own type or f32 out, and f32 in with a 16-bit out (the second

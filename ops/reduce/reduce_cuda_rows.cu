@@ -1,7 +1,15 @@
 // Row reductions: the innermost reduced dimension is contiguous, so each output's terms
 // are runs of `row` contiguous elements (one run for a plain row, N runs of H*W for an
 // NCHW bias gradient). A group of G threads takes one output (or one split part of it)
-// and walks its runs `V` elements at a time, kUnroll loads in flight per thread.
+// and walks its runs `V` elements at a time, kUnroll loads in flight per thread. Where
+// each output's terms are one run (a plain row, or a whole tensor split in parts:
+// kOneRun), a term's offset is the output's base plus its index, with no division, and
+// the split parts of the run interleave G chunks at a time (part j takes chunks from
+// j*G, then from (split + j)*G, ...), so that all parts sweep the run together like a
+// grid-stride loop instead of each reading a region of its own.
+//
+// Loads are ordinary ones, not through the read-only cache (LoadVec): on the H100 the
+// i32 row sum took 40.3 us with it and 35.0 without; f16, bf16 and i64 rows are level.
 #include "ops/reduce/reduce_cuda_common.cuh"
 
 namespace opsched::reduce::gpu_kernels {
@@ -19,7 +27,7 @@ struct RowsGeometry {
   int group;
 };
 
-template <typename In, typename Out, int V>
+template <typename In, typename Out, int V, bool kOneRun>
 __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
   using S = typename In::Storage;
   using A = AccumulatorOf<In>;
@@ -35,28 +43,35 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, Ac
   A acc = IdentityOf<A>(p.op);
   if (active) {
     const int64_t base = g.kept.Offset(static_cast<uint32_t>(m));
-    const int64_t begin = int64_t(j) * g.per_split;
-    const int64_t end = begin + g.per_split < g.chunks ? begin + g.per_split : g.chunks;
-    for (int64_t c0 = begin + lane; c0 < end; c0 += int64_t(G) * kUnroll) {
-      Vec<S, V> v[kUnroll];
+    const int64_t step = kOneRun ? int64_t(G) * g.split : G;
+    const int64_t begin = kOneRun ? int64_t(j) * G : int64_t(j) * g.per_split;
+    const int64_t end = kOneRun || begin + g.per_split >= g.chunks ? g.chunks : begin + g.per_split;
+    WithTermOp(p.op, [&](auto term_op) {
+      constexpr ReduceOp kOp = decltype(term_op)::value;
+      for (int64_t c0 = begin + lane; c0 < end; c0 += step * kUnroll) {
+        Vec<S, V> v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int64_t c = c0 + int64_t(u) * G;
-        if (c < end) {
-          uint32_t run, chunk;
-          g.per_run.DivMod(static_cast<uint32_t>(c), &run, &chunk);
-          const int64_t offset = base + g.segments.Offset(run) + int64_t(chunk) * V;
-          v[u] = *reinterpret_cast<const Vec<S, V>*>(x + offset);
+        for (int u = 0; u < kUnroll; ++u) {
+          const int64_t c = c0 + int64_t(u) * step;
+          if (c < end) {
+            int64_t offset = base + c * V;
+            if constexpr (!kOneRun) {
+              uint32_t run, chunk;
+              g.per_run.DivMod(static_cast<uint32_t>(c), &run, &chunk);
+              offset = base + g.segments.Offset(run) + int64_t(chunk) * V;
+            }
+            v[u] = *reinterpret_cast<const Vec<S, V>*>(x + offset);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (c0 + int64_t(u) * step < end) {
+#pragma unroll
+            for (int e = 0; e < V; ++e) acc = Combine(kOp, acc, Term<In>(kOp, v[u].v[e]));
+          }
         }
       }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        if (c0 + int64_t(u) * G < end) {
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc = Combine(p.op, acc, Term<In>(p.op, v[u].v[e]));
-        }
-      }
-    }
+    });
   }
   if (G <= 32) {
     acc = GroupReduce(p.op, acc, G);
@@ -126,7 +141,11 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
     auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16) {
-        RowsKernel<In, Out, V><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, g, partial);
+        if (p.row == p.length) {
+          RowsKernel<In, Out, V, true><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, g, partial);
+        } else {
+          RowsKernel<In, Out, V, false><<<static_cast<unsigned>(blocks), threads, 0, stream>>>(p, g, partial);
+        }
         return gpuGetLastError();
       } else {
         return gpuErrorInvalidValue;
