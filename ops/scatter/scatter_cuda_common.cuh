@@ -127,20 +127,19 @@ __device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
   s->state = kSlotError;
 }
 
-// Called by every block at its end: the last block to finish reports the word.
+// Called by every thread at the end of its block: the last block to finish reports the
+// word. `saw_bad`: whether this thread recorded a bad index. Only a block that recorded
+// one fences before counting itself (the fence waits until this thread's reductions have
+// reached L2, and the block's barrier keeps every warp resident meanwhile); threads other
+// than the first leave after the barrier.
 template <typename I>
-__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot) {
-  __shared__ bool last;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();  // this block's atomicMax on the word is visible before the count
-    last = atomicAdd(&header->blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (last && threadIdx.x == 0) {
-    __threadfence();
-    ReportBad<I>(p, *static_cast<volatile Word*>(&header->bad), slot);
-  }
+__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot, bool saw_bad = true) {
+  const bool block_saw_bad = __syncthreads_or(saw_bad);
+  if (threadIdx.x != 0) return;
+  if (block_saw_bad) __threadfence();  // this block's atomicMax on the word is visible before the count
+  if (atomicAdd(&header->blocks_done, 1u) != gridDim.x - 1) return;
+  __threadfence();
+  ReportBad<I>(p, *static_cast<volatile Word*>(&header->bad), slot);
 }
 
 // Checks every index over the grid; the first bad position goes to *word.

@@ -36,6 +36,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
   const int64_t base = int64_t(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
   Target target[kItems];
   typename T::Compute value[kItems];
+  bool saw_bad = false;
   // Load every item first (independent loads in flight), then write.
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
@@ -49,6 +50,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
         value[i] = T::Load(updates[l.update_offset]);
       } else if constexpr (!kInPlace) {
         RecordBad(&header->bad, pos);
+        saw_bad = true;
       }
     }
   }
@@ -56,7 +58,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
   for (int i = 0; i < kItems; ++i) {
     if (target[i] >= 0) AtomicCombineElement<T>(out + target[i], value[i], p.reduction);
   }
-  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot);
+  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
 }
 
 // f16/bf16 add on the fast path with an even inner extent (PairsFit): thread items are
@@ -74,6 +76,7 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
   const int64_t base = int64_t(blockIdx.x) * blockDim.x * items + threadIdx.x;
   int64_t target[kMaxItems][2];
   uint32_t value[kMaxItems];
+  bool saw_bad = false;
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
     target[i][0] = target[i][1] = -1;
@@ -89,6 +92,7 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
           target[i][e] = l.out_base + e + index * l.axis_stride;
         } else if constexpr (!kInPlace) {
           RecordBad(&header->bad, pos + e);
+          saw_bad = true;
         }
       }
     }
@@ -107,7 +111,7 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
       }
     }
   }
-  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot);
+  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
 }
 
 }  // namespace

@@ -304,6 +304,34 @@ TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
   }
 }
 
+// Thousands of blocks: the bad indices sit in early blocks, and the block that reports
+// (the last one to finish) must still see the first of them, whichever finishes last.
+TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReportedByTheLastBlock) {
+  for (const char* dtype : {"f32", "bf16", "i64"}) {
+    const Workload w = Canonical(fmt::format(
+        "scatter data={0}[1000,64] indices=i64[40000,64] updates={0}[40000,64] axis=0 reduction=add", dtype));
+    TrialOptions options = Options(false);
+    auto trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok());
+    HostTensor& indices = (*trial)->inputs()[1];
+    indices.Set(3 * 64 + 5, 1000);      // position [3,5]: the first bad one
+    indices.Set(700 * 64 + 9, -1001);  // another, further on
+    OPSCHED_ASSERT_OK((*trial)->Upload());
+    int runs = 0;
+    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 4, rng_)) {
+        Status s = (*trial)->Run(*impl, config);
+        ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << " " << config.ToString() << ": " << s;
+        EXPECT_NE(s.message().find("index 1000 at position [3,5] is out of range [-1000,1000) of axis 0"),
+                  std::string::npos)
+            << impl->name() << " " << config.ToString() << ": " << s;
+        ++runs;
+      }
+    }
+    EXPECT_GE(runs, 4) << dtype;
+  }
+}
+
 TEST_P(ScatterTest, RuntimeReportsDeviceErrorsSynchronouslyOrDeferred) {
   for (DeviceErrors mode : {DeviceErrors::kSynchronous, DeviceErrors::kDeferred}) {
     RuntimeOptions o;
