@@ -9,7 +9,8 @@
 // grid-stride loop instead of each reading a region of its own.
 //
 // Loads are ordinary ones, not through the read-only cache (LoadVec): on the H100 the
-// i32 row sum took 40.3 us with it and 35.0 without; f16, bf16 and i64 rows are level.
+// i32 row sum took 40.3 us with it and 35.0 without; f16, bf16 and i64 rows were within
+// 1.5% either way.
 #include "ops/reduce/reduce_cuda_common.cuh"
 
 namespace opsched::reduce::gpu_kernels {

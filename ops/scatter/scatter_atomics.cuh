@@ -69,7 +69,9 @@ OPSCHED_HD inline float Identity(Reduction r) {
   }
 #endif
 
-__device__ __forceinline__ void RedAdd(float* addr, float v) { OPSCHED_RED_OR("add.f32", "f", addr, v, atomicAdd(addr, v)); }
+__device__ __forceinline__ void RedAdd(float* addr, float v) {
+  OPSCHED_RED_OR("add.f32", "f", addr, v, atomicAdd(addr, v));
+}
 
 __device__ __forceinline__ void RedAdd(int32_t* addr, int32_t v) {
   OPSCHED_RED_OR("add.s32", "r", addr, v, atomicAdd(addr, v));
@@ -213,7 +215,8 @@ __device__ inline void AtomicAddPair(uint16_t* addr, uint32_t bits) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900  // bf16x2 `red` needs sm_90
     atomicAdd(reinterpret_cast<__nv_bfloat162*>(addr), v.h);
 #else
-    OPSCHED_RED_OR("add.noftz.bf16x2", "r", addr, bits, atomicAdd(reinterpret_cast<__nv_bfloat162*>(addr), v.h));
+    OPSCHED_RED_OR("add.noftz.bf16x2", "r", addr, bits,
+                   atomicAdd(reinterpret_cast<__nv_bfloat162*>(addr), v.h));
 #endif
   }
 #else

@@ -129,9 +129,10 @@ __device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
 
 // Called by every thread at the end of its block: the last block to finish reports the
 // word. `saw_bad`: whether this thread recorded a bad index. Only a block that recorded
-// one fences before counting itself (the fence waits until this thread's reductions have
-// reached L2, and the block's barrier keeps every warp resident meanwhile); threads other
-// than the first leave after the barrier.
+// one fences before counting itself, and threads other than the first leave after the
+// barrier. (A fence waits until the thread's reductions have reached L2; in every block,
+// behind a second barrier, it held the block's warps resident: the i64 assignment of
+// 2^20 took 37.5 us on the H100 with it, 34.5 without.)
 template <typename I>
 __device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot, bool saw_bad = true) {
   const bool block_saw_bad = __syncthreads_or(saw_bad);
