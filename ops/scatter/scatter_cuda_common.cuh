@@ -134,7 +134,7 @@ __device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
 // behind a second barrier, it held the block's warps resident: the i64 assignment of
 // 2^20 took 37.5 us on the H100 with it, 34.5 without.)
 template <typename I>
-__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot, bool saw_bad = true) {
+__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot, bool saw_bad) {
   const bool block_saw_bad = __syncthreads_or(saw_bad);
   if (threadIdx.x != 0) return;
   if (block_saw_bad) __threadfence();  // this block's atomicMax on the word is visible before the count

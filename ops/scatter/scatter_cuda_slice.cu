@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
         }
       },
       [&](float v, int64_t offset, uint32_t, uint32_t) { out[offset] = T::Store(v); });
-  if (!p.in_place) ReportFromLastBlock<I>(p, header, slot);
+  if (!p.in_place) ReportFromLastBlock<I>(p, header, slot, bad);
 }
 
 }  // namespace
