@@ -26,8 +26,9 @@ namespace opsched::pointwise {
 // spilled at most once: 3 * kMaxInstructions bounds any program.
 inline constexpr int kMaxAccInstructions = 3 * kMaxInstructions;
 
-// A program that needs at most this many spill slots keeps them in registers on the
-// device (pointwise_cuda_interpreted.cu); more go to the thread's local memory.
+// On the device (pointwise_cuda_interpreted.cu) spill slots live in shared memory while
+// a block's fit in 48 KiB; beyond, a program that needs at most this many keeps them in
+// registers, and more go to the thread's local memory.
 inline constexpr int kRegisterSpillSlots = 4;
 
 // AccInstruction::mode bits of a binary operation.

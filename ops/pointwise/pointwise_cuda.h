@@ -40,6 +40,12 @@ inline constexpr int MaxInterpretedBlock(int vector) { return vector >= 16 ? 256
 inline constexpr size_t kMaxTileSharedBytes = 48 * 1024;
 size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c);
 
+// The shared memory a block of the private-slot interpreter takes for its spill slots
+// (code.num_spills slots of `vector` floats per thread). At most kMaxTileSharedBytes
+// keeps them there; beyond, they go to registers (up to kRegisterSpillSlots) or local
+// memory.
+size_t SpillSharedBytes(const AccCode& code, int vector, int block);
+
 // Whether `vector` consecutive elements stay within one run of the innermost dimension.
 bool VectorFits(const Bytecode& bc, int vector);
 // `code` is `bc` in accumulator form (ToAccumulatorForm).

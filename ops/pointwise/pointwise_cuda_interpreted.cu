@@ -3,17 +3,21 @@
 // AccumulatorKernel runs the accumulator form (pointwise_accumulator.h). A thread takes V
 // consecutive elements of one run of the innermost dimension and runs every instruction
 // over those V lanes: the accumulator is V floats in registers (never indexed at run
-// time), and so are up to kRegisterSpillSlots spill slots (larger programs spill to the
-// thread's local memory). An instruction's dispatch, a warp-uniform switch over its dense
-// key, is paid once per V elements; the kernel's parameters are read in place
-// (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
-// broadcast input is read once, each output one packed store; the element's coordinates
-// are kept in registers and each tensor's offset is formed from them where it is loaded
-// or stored. Grid-stride over the groups; indices are 32-bit when the iteration space
-// allows.
+// time). The spill slots, V lanes each, live in shared memory while the block's fit in
+// 48 KiB (then a thread needs at most 64 registers); otherwise up to kRegisterSpillSlots
+// of them in registers, and more in the thread's local memory. An instruction's
+// dispatch, a warp-uniform switch over its dense key, is paid once per V elements; the
+// kernel's parameters are read in place (__grid_constant__), never copied per thread. A
+// contiguous input is one packed load, a broadcast input is read once, each output one
+// packed store; the element's coordinates are kept in registers and each tensor's offset
+// is formed from them where it is loaded or stored. Grid-stride over the groups; indices
+// are 32-bit when the iteration space allows.
 //
 // TileKernel (the `shared` knob) runs the bytecode with its slots in shared memory.
 #include "ops/pointwise/pointwise_cuda.h"
+
+#include <type_traits>
+
 #include "ops/pointwise/pointwise_cuda_common.cuh"
 
 namespace opsched::pointwise::gpu_kernels {
@@ -57,6 +61,76 @@ struct SpillSlots<S, V, false> {
   }
 };
 
+// spill[slot] = acc (registers or local memory).
+template <int S, int V>
+__device__ inline void Store(SpillSlots<S, V>& spill, int slot, const float* acc) {
+  spill.With(slot, [&](float (&x)[V]) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) x[e] = acc[e];
+  });
+}
+
+// The spill slots in shared memory, while they fit (kMaxTileSharedBytes a block), so that
+// a thread's registers hold only the accumulator, one operand and the math: at most 64,
+// where four register slots of 16 lanes took 64 alone (128 a thread, a quarter of the
+// SM's warps resident). A slot's V lanes are chunks of up to 4 floats; chunk c of slot s
+// of thread t is chunk (s * kChunks + c) * blockDim + t of the block's dynamic shared
+// memory, so a warp's access to one chunk is consecutive (no bank conflicts). A read
+// copies the slot into an operand; the slot number is an offset, not a branch.
+extern __shared__ float4 spill_smem[];
+
+template <int V>
+struct SharedSpillSlots {
+  using Chunk = std::conditional_t<V % 4 == 0, float4, std::conditional_t<V % 2 == 0, float2, float>>;
+  static constexpr int kLanes = sizeof(Chunk) / sizeof(float);
+  static constexpr int kChunks = V / kLanes;
+
+  __device__ SharedSpillSlots() : mine(reinterpret_cast<Chunk*>(spill_smem) + threadIdx.x), stride(blockDim.x) {}
+
+  template <typename F>
+  __device__ void With(int slot, F&& f) {
+    float x[V];
+    const Chunk* p = Slot(slot);
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      const Chunk q = p[c * stride];
+      const float* lanes = reinterpret_cast<const float*>(&q);
+#pragma unroll
+      for (int l = 0; l < kLanes; ++l) x[c * kLanes + l] = lanes[l];
+    }
+    f(x);
+  }
+  __device__ void Store(int slot, const float* acc) {
+    Chunk* p = Slot(slot);
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      Chunk q;
+      float* lanes = reinterpret_cast<float*>(&q);
+#pragma unroll
+      for (int l = 0; l < kLanes; ++l) lanes[l] = acc[c * kLanes + l];
+      p[c * stride] = q;
+    }
+  }
+
+ private:
+  __device__ Chunk* Slot(int slot) const { return mine + static_cast<unsigned>(slot) * kChunks * stride; }
+  Chunk* mine;      // chunk 0 of slot 0 of this thread
+  unsigned stride;  // chunks between a thread's consecutive chunks
+};
+
+template <int V>
+__device__ inline void Store(SharedSpillSlots<V>& spill, int slot, const float* acc) {
+  spill.Store(slot, acc);
+}
+
+// The kernel's launch bound on resident blocks: none with private slots (ptxas then keeps
+// up to 128 registers; a stated 1 let it take 150, spilling nothing but slower), and with
+// shared slots enough blocks of the largest size for 64 registers a thread.
+template <typename Spill>
+inline constexpr int kMinBlocks = 0;
+template <int V>
+inline constexpr int kMinBlocks<SharedSpillSlots<V>> = 65536 / (64 * MaxInterpretedBlock(V));
+
 template <int V, typename F>
 __device__ inline void Each(float* acc, F f) {
 #pragma unroll
@@ -64,8 +138,8 @@ __device__ inline void Each(float* acc, F f) {
 }
 
 // acc = acc op X, or X op acc; X an immediate or a spill slot (read in place).
-template <int V, int S, typename F>
-__device__ inline void EachPair(const AccInstruction& in, SpillSlots<S, V>& spill, float* acc, F f) {
+template <int V, typename Spill, typename F>
+__device__ inline void EachPair(const AccInstruction& in, Spill& spill, float* acc, F f) {
   if (in.mode & kOperandImmediate) {
     const float x = in.value;
     if (in.mode & kOperandFirst) {
@@ -99,11 +173,11 @@ __device__ inline int64_t OffsetAt(const Bytecode& bc, int t, const Index (&coor
   return off;
 }
 
-// At most 512 threads a block (256 with 16 lanes), so a thread may keep 128 registers (255
-// with 16 lanes): the lanes of accumulator, operand and four spill slots fit without
+// At most 512 threads a block (256 with 16 lanes), so a thread may keep 128 registers
+// with private slots: the lanes of accumulator, operand and four spill slots fit without
 // spilling.
-template <int V, int S, typename Index>
-__global__ void __launch_bounds__(MaxInterpretedBlock(V))
+template <int V, typename Spill, typename Index>
+__global__ void __launch_bounds__(MaxInterpretedBlock(V), kMinBlocks<Spill>)
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
                       const OPSCHED_GRID_CONSTANT TensorPointers p) {
   const int inner_dim = bc.rank - 1;
@@ -125,7 +199,7 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V))
       }
     }
     float acc[V];
-    SpillSlots<S, V> spill;
+    Spill spill;
     for (int k = 0; k < code.num_instructions; ++k) {
       const AccInstruction in = code.code[k];
 #define OPSCHED_UNARY_CASE(OP)                                      \
@@ -134,7 +208,7 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V))
     break;
 #define OPSCHED_BINARY_CASE(OP)                                                                 \
   case DispatchKey(OpCode::OP):                                                                 \
-    EachPair<V, S>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
+    EachPair<V>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
     break;
       switch (in.key) {
         case DispatchKey(OpCode::kLoad):
@@ -157,10 +231,7 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V))
           });
           break;
         case DispatchKey(OpCode::kSpill):
-          spill.With(in.slot, [&](float (&x)[V]) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) x[e] = acc[e];
-          });
+          Store(spill, in.slot, acc);
           break;
         OPSCHED_UNARY_CASE(kNeg)
         OPSCHED_UNARY_CASE(kAbs)
@@ -248,17 +319,24 @@ gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers&
                   gpuStream_t stream) {
   const int64_t groups = bc.numel / V;
   const unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
+  const size_t spill_bytes = SpillSharedBytes(code, V, c.block);
   if (bc.numel >= (int64_t(1) << 31)) {
-    AccumulatorKernel<V, kMaxSlots, int64_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+  } else if (spill_bytes <= kMaxTileSharedBytes) {
+    AccumulatorKernel<V, SharedSpillSlots<V>, uint32_t><<<grid, c.block, spill_bytes, stream>>>(bc, code, p);
   } else if (code.num_spills <= kRegisterSpillSlots) {
-    AccumulatorKernel<V, kRegisterSpillSlots, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
   } else {
-    AccumulatorKernel<V, kMaxSlots, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
   }
   return gpuGetLastError();
 }
 
 }  // namespace
+
+size_t SpillSharedBytes(const AccCode& code, int vector, int block) {
+  return static_cast<size_t>(code.num_spills) * vector * sizeof(float) * block;
+}
 
 bool VectorFits(const Bytecode& bc, int vector) {
   if (vector <= 1) return true;

@@ -236,6 +236,38 @@ TEST_P(PointwiseTest, LongChainsAndTheKnownChains) {
   EXPECT_GT(runs, 30 * 3);
 }
 
+// The GPU interpreter keeps a program's spill slots in shared memory while a block's fit
+// in 48 KiB, else up to four in registers, else in local memory. With 16 lanes, a block
+// of 128 and 4 spill slots takes 32 KiB (shared), of 256 64 KiB (registers); 6 slots at
+// 128 take 48 KiB (shared), at 256 96 KiB (local memory). Each against the reference.
+TEST_P(PointwiseTest, InterpreterSpillSlotsInSharedMemoryRegistersOrLocalMemory) {
+  const std::string four = "pointwise a=f32[96,160] b=f32[160] c=f32[96,160] d=f32[96,1] e=f32[96,160] "
+                           "out=f32[96,160] expr=\"a-(b-(c-(d-exp(e))))\"";
+  const std::string six = "pointwise a=f32[96,160] b=f32[160] c=f32[96,160] d=f32[96,1] e=f32[96,160] "
+                          "f=f32[160] g=f32[96,160] out=f32[96,160] "
+                          "expr=\"a-(b-(c-(d-(e-(f-tanh(g))))))\"";
+  for (const auto& [line, spills] : {std::pair{four, 4}, std::pair{six, 6}}) {
+    StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::CompiledFor(Canonical(line));
+    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_EQ((*c)->accumulator.num_spills, spills) << line;
+  }
+  if (OnCpu()) GTEST_SKIP() << "where the GPU kernel keeps spill slots";
+  const Implementation& impl = *registry_.FindImplementation("pointwise_cuda_interpreted");
+  for (const std::string& line : {four, six}) {
+    TrialOptions options;
+    options.seed = rng_();
+    auto trial = Trial::Create(registry_, Canonical(line), target_, options);
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    for (int block : {128, 256}) {
+      for (int vector : {16, 4}) {
+        const Config config = Config().Set("block", block).Set("vector", vector).Set("items", 2).Set("shared", 0);
+        OPSCHED_EXPECT_OK(Annotate((*trial)->Run(impl, config), line + " " + config.ToString()));
+        OPSCHED_EXPECT_OK(Annotate((*trial)->Check(impl), line + " " + config.ToString()));
+      }
+    }
+  }
+}
+
 TEST_P(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
   // The first input by name is shaped like the first output by name.
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[40,33] b=f32[33] a2=f32[40,33] expr=\"a2=relu(a+b)*a\"", true));
