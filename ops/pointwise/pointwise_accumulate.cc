@@ -167,7 +167,7 @@ class Rewriter {
       return absl::InternalError("pointwise: the accumulator form exceeds its instruction bound");
     }
     code_.code[code_.num_instructions] = in;
-    code_.code[code_.num_instructions++].key = DispatchKey(in.op);
+    code_.code[code_.num_instructions++].key = DispatchKey(in.op, in.mode);
     return absl::OkStatus();
   }
 

@@ -35,20 +35,55 @@ inline constexpr int kRegisterSpillSlots = 4;
 inline constexpr uint8_t kOperandImmediate = 1;  // X is `value`, not spill[slot]
 inline constexpr uint8_t kOperandFirst = 2;      // acc = X op acc
 
-// The operations numbered densely (0..kNumDispatchKeys-1) so that a kernel's switch over
-// them compiles to one indirect branch through a table instead of a search.
-OPSCHED_HD inline constexpr uint8_t DispatchKey(OpCode op) {
-  const int v = static_cast<int>(op);
-  return static_cast<uint8_t>(v <= 4 ? v : v < 40 ? v - 5 : v - 20);
-}
-inline constexpr int kNumDispatchKeys = DispatchKey(OpCode::kMin) + 1;
-static_assert(DispatchKey(OpCode::kCastBF16) + 1 == DispatchKey(OpCode::kAdd), "keys are dense");
+// The kernel's dispatch keys (AccInstruction::key), numbered densely. Add, sub and mul
+// have a key for each kind of operand (an immediate, or a spill slot, on either side
+// where the order matters), so that the kernel runs them with no branch on the mode;
+// division, max and min keep the mode (rarer, and max/min order signed zeros).
+namespace dispatch {
+inline constexpr uint8_t kLoad = 0;
+inline constexpr uint8_t kConst = 1;
+inline constexpr uint8_t kStore = 2;
+inline constexpr uint8_t kFetch = 3;
+inline constexpr uint8_t kSpill = 4;
+inline constexpr uint8_t kAddImmediate = 5;   // acc + value (either side: addition commutes)
+inline constexpr uint8_t kAddSpill = 6;       // acc + spill[slot]
+inline constexpr uint8_t kSubImmediate = 7;   // acc - value
+inline constexpr uint8_t kRsubImmediate = 8;  // value - acc
+inline constexpr uint8_t kSubSpill = 9;       // acc - spill[slot]
+inline constexpr uint8_t kRsubSpill = 10;     // spill[slot] - acc
+inline constexpr uint8_t kMulImmediate = 11;  // acc * value
+inline constexpr uint8_t kMulSpill = 12;      // acc * spill[slot]
+inline constexpr uint8_t kDiv = 13;           // with the mode
+inline constexpr uint8_t kMax = 14;           // with the mode
+inline constexpr uint8_t kMin = 15;           // with the mode
+inline constexpr uint8_t kFirstUnary = 16;    // + (op - kNeg), through kCastBF16
+}  // namespace dispatch
 
+OPSCHED_HD inline constexpr uint8_t DispatchKey(OpCode op, uint8_t mode = 0) {
+  const int v = static_cast<int>(op);
+  if (v <= 4) return static_cast<uint8_t>(v);  // kLoad .. kSpill
+  if (v < static_cast<int>(OpCode::kAdd)) return static_cast<uint8_t>(dispatch::kFirstUnary + v - int(OpCode::kNeg));
+  const bool immediate = mode & kOperandImmediate, first = mode & kOperandFirst;
+  switch (op) {
+    case OpCode::kAdd: return immediate ? dispatch::kAddImmediate : dispatch::kAddSpill;
+    case OpCode::kSub:
+      if (immediate) return first ? dispatch::kRsubImmediate : dispatch::kSubImmediate;
+      return first ? dispatch::kRsubSpill : dispatch::kSubSpill;
+    case OpCode::kMul: return immediate ? dispatch::kMulImmediate : dispatch::kMulSpill;
+    case OpCode::kDiv: return dispatch::kDiv;
+    case OpCode::kMax: return dispatch::kMax;
+    default: return dispatch::kMin;
+  }
+}
+inline constexpr int kNumDispatchKeys = DispatchKey(OpCode::kCastBF16) + 1;
+static_assert(DispatchKey(OpCode::kNeg) == dispatch::kFirstUnary && kNumDispatchKeys == 31, "keys are dense");
+
+// `key` first: the dispatch waits on it alone.
 struct AccInstruction {
+  uint8_t key = DispatchKey(OpCode::kConst);  // DispatchKey(op, mode)
   OpCode op = OpCode::kConst;
   uint8_t slot = 0;  // kLoad: input; kStore: output (0-based); spill slot otherwise
   uint8_t mode = 0;  // binary only
-  uint8_t key = DispatchKey(OpCode::kConst);  // DispatchKey(op)
   float value = 0;   // kConst, an immediate operand
 };
 

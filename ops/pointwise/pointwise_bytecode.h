@@ -85,4 +85,22 @@ struct TensorPointers {
   const void* data[kMaxTensors] = {};
 };
 
+// Whether the element count and every tensor's element offsets fit 31 bits, so that a
+// kernel may index in 32-bit arithmetic (strides are never negative).
+inline bool OffsetsFit32(const Bytecode& bc) {
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  if (bc.numel >= kLimit) return false;
+  for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) {
+    int64_t last = 0;  // tensor t's largest offset
+    for (int d = 0; d < bc.rank; ++d) {
+      int64_t term = 0;
+      if (bc.shape[d] > 0 && (__builtin_mul_overflow(bc.shape[d] - 1, bc.strides[t][d], &term) ||
+                              __builtin_add_overflow(last, term, &last) || last >= kLimit)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace opsched::pointwise

@@ -45,6 +45,10 @@ size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c);
 // keeps them there; beyond, they go to registers (up to kRegisterSpillSlots) or local
 // memory.
 size_t SpillSharedBytes(const AccCode& code, int vector, int block);
+// Whether the shared placement has a kernel for `block` threads (a template parameter:
+// 128, 256 or 512 within MaxInterpretedBlock); other blocks keep the slots in registers
+// or local memory.
+bool SharedSpillBlock(int block, int vector);
 
 // Whether `vector` consecutive elements stay within one run of the innermost dimension.
 bool VectorFits(const Bytecode& bc, int vector);

@@ -6,12 +6,13 @@
 // time). The spill slots, V lanes each, live in shared memory while the block's fit in
 // 48 KiB (then a thread needs at most 64 registers); otherwise up to kRegisterSpillSlots
 // of them in registers, and more in the thread's local memory. An instruction's
-// dispatch, a warp-uniform switch over its dense key, is paid once per V elements; the
-// kernel's parameters are read in place (__grid_constant__), never copied per thread. A
-// contiguous input is one packed load, a broadcast input is read once, each output one
-// packed store; the element's coordinates are kept in registers and each tensor's offset
-// is formed from them where it is loaded or stored. Grid-stride over the groups; indices
-// are 32-bit when the iteration space allows.
+// dispatch, a warp-uniform switch over its dense key (one per operation and operand kind,
+// DispatchKey), is paid once per V elements; the kernel's parameters are read in place
+// (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
+// broadcast input is read once, each output one packed store; the element's coordinates
+// are kept in registers (two for iteration shapes of rank 2 or less, the kernel's R) and
+// each tensor's offset is formed from them where it is loaded or stored. Grid-stride over
+// the groups; indices and offsets are 32-bit where every offset fits (OffsetsFit32).
 //
 // TileKernel (the `shared` knob) runs the bytecode with its slots in shared memory.
 #include "ops/pointwise/pointwise_cuda.h"
@@ -74,18 +75,29 @@ __device__ inline void Store(SpillSlots<S, V>& spill, int slot, const float* acc
 // a thread's registers hold only the accumulator, one operand and the math: at most 64,
 // where four register slots of 16 lanes took 64 alone (128 a thread, a quarter of the
 // SM's warps resident). A slot's V lanes are chunks of up to 4 floats; chunk c of slot s
-// of thread t is chunk (s * kChunks + c) * blockDim + t of the block's dynamic shared
-// memory, so a warp's access to one chunk is consecutive (no bank conflicts). A read
-// copies the slot into an operand; the slot number is an offset, not a branch.
+// of thread t is chunk (s * kChunks + c) * B + t of the block's dynamic shared memory,
+// so a warp's access to one chunk is consecutive (no bank conflicts). The block size B
+// is a template parameter so that a slot is one address (its chunks are immediate
+// offsets from it), formed in the instructions that touch a slot and nowhere else. A
+// read copies the slot into an operand; the slot number is an offset, not a branch.
 extern __shared__ float4 spill_smem[];
 
-template <int V>
+template <int V, int B>
 struct SharedSpillSlots {
   using Chunk = std::conditional_t<V % 4 == 0, float4, std::conditional_t<V % 2 == 0, float2, float>>;
   static constexpr int kLanes = sizeof(Chunk) / sizeof(float);
   static constexpr int kChunks = V / kLanes;
 
-  __device__ SharedSpillSlots() : mine(reinterpret_cast<Chunk*>(spill_smem) + threadIdx.x), stride(blockDim.x) {}
+  // The thread's chunk 0 of slot 0. Its index passes through an empty asm so that ptxas
+  // keeps it in a register instead of reading the thread index again at every dispatch
+  // (measured: an S2R on the path of every instruction).
+  __device__ SharedSpillSlots() {
+    unsigned t = threadIdx.x;
+#if defined(OPSCHED_CUDA)
+    asm volatile("" : "+r"(t));
+#endif
+    mine = reinterpret_cast<Chunk*>(spill_smem) + t;
+  }
 
   template <typename F>
   __device__ void With(int slot, F&& f) {
@@ -93,7 +105,7 @@ struct SharedSpillSlots {
     const Chunk* p = Slot(slot);
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      const Chunk q = p[c * stride];
+      const Chunk q = p[c * B];
       const float* lanes = reinterpret_cast<const float*>(&q);
 #pragma unroll
       for (int l = 0; l < kLanes; ++l) x[c * kLanes + l] = lanes[l];
@@ -108,28 +120,38 @@ struct SharedSpillSlots {
       float* lanes = reinterpret_cast<float*>(&q);
 #pragma unroll
       for (int l = 0; l < kLanes; ++l) lanes[l] = acc[c * kLanes + l];
-      p[c * stride] = q;
+      p[c * B] = q;
     }
   }
 
  private:
-  __device__ Chunk* Slot(int slot) const { return mine + static_cast<unsigned>(slot) * kChunks * stride; }
-  Chunk* mine;      // chunk 0 of slot 0 of this thread
-  unsigned stride;  // chunks between a thread's consecutive chunks
+  __device__ Chunk* Slot(int slot) const { return mine + static_cast<unsigned>(slot) * (kChunks * B); }
+  Chunk* mine;
 };
 
-template <int V>
-__device__ inline void Store(SharedSpillSlots<V>& spill, int slot, const float* acc) {
+template <int V, int B>
+__device__ inline void Store(SharedSpillSlots<V, B>& spill, int slot, const float* acc) {
   spill.Store(slot, acc);
 }
 
-// The kernel's launch bound on resident blocks: none with private slots (ptxas then keeps
-// up to 128 registers; a stated 1 let it take 150, spilling nothing but slower), and with
-// shared slots enough blocks of the largest size for 64 registers a thread.
+// The kernel's launch bounds: with private slots the largest block and no bound on
+// resident blocks (ptxas then keeps up to 128 registers; a stated 1 let it take 150,
+// spilling nothing but slower); with shared slots the block B itself, and enough of them
+// resident for 64 registers a thread.
+// (One template argument, Spill: HIP's __launch_bounds__ is a macro, which a comma
+// inside a template argument list would split.)
 template <typename Spill>
-inline constexpr int kMinBlocks = 0;
-template <int V>
-inline constexpr int kMinBlocks<SharedSpillSlots<V>> = 65536 / (64 * MaxInterpretedBlock(V));
+struct Bounds;
+template <int S, int V, bool kInRegisters>
+struct Bounds<SpillSlots<S, V, kInRegisters>> {
+  static constexpr int kThreads = MaxInterpretedBlock(V);
+  static constexpr int kMinBlocks = 0;
+};
+template <int V, int B>
+struct Bounds<SharedSpillSlots<V, B>> {
+  static constexpr int kThreads = B;
+  static constexpr int kMinBlocks = 65536 / (64 * B);
+};
 
 template <int V, typename F>
 __device__ inline void Each(float* acc, F f) {
@@ -137,47 +159,58 @@ __device__ inline void Each(float* acc, F f) {
   for (int e = 0; e < V; ++e) acc[e] = f(acc[e]);
 }
 
-// acc = acc op X, or X op acc; X an immediate or a spill slot (read in place).
+// acc = f(acc, value), or f(value, acc) with `first`.
+template <int V, bool first, typename F>
+__device__ inline void EachImmediate(float* acc, float x, F f) {
+#pragma unroll
+  for (int e = 0; e < V; ++e) acc[e] = first ? f(x, acc[e]) : f(acc[e], x);
+}
+
+// acc = f(acc, spill[slot]), or f(spill[slot], acc) with `first` (read in place).
+template <int V, bool first, typename Spill, typename F>
+__device__ inline void EachSpilled(Spill& spill, int slot, float* acc, F f) {
+  spill.With(slot, [&](const float (&x)[V]) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = first ? f(x[e], acc[e]) : f(acc[e], x[e]);
+  });
+}
+
+// acc = acc op X, or X op acc, as the mode says: X an immediate or a spill slot.
 template <int V, typename Spill, typename F>
 __device__ inline void EachPair(const AccInstruction& in, Spill& spill, float* acc, F f) {
   if (in.mode & kOperandImmediate) {
-    const float x = in.value;
     if (in.mode & kOperandFirst) {
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = f(x, acc[e]);
+      EachImmediate<V, true>(acc, in.value, f);
     } else {
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = f(acc[e], x);
+      EachImmediate<V, false>(acc, in.value, f);
     }
   } else if (in.mode & kOperandFirst) {
-    spill.With(in.slot, [&](const float (&x)[V]) {
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = f(x[e], acc[e]);
-    });
+    EachSpilled<V, true>(spill, in.slot, acc, f);
   } else {
-    spill.With(in.slot, [&](const float (&x)[V]) {
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[e] = f(acc[e], x[e]);
-    });
+    EachSpilled<V, false>(spill, in.slot, acc, f);
   }
 }
 
-// Tensor t's offset at the coordinates `coord` (row-major over bc.shape).
-template <typename Index>
-__device__ inline int64_t OffsetAt(const Bytecode& bc, int t, const Index (&coord)[kMaxRank]) {
-  int64_t off = 0;
+// Tensor t's offset at the coordinates `coord` (row-major over bc.shape, whose rank is
+// at most R). In Index arithmetic: 32-bit where every tensor's offsets fit
+// (OffsetsFit32), so a dimension costs one multiply-add.
+template <int R, typename Index>
+__device__ inline Index OffsetAt(const Bytecode& bc, int t, const Index (&coord)[R]) {
+  Index off = 0;
 #pragma unroll
-  for (int d = 0; d < kMaxRank; ++d) {
-    if (d < bc.rank) off += static_cast<int64_t>(coord[d]) * bc.strides[t][d];
+  for (int d = 0; d < R; ++d) {
+    if (d < bc.rank) off += coord[d] * static_cast<Index>(bc.strides[t][d]);
   }
   return off;
 }
 
 // At most 512 threads a block (256 with 16 lanes), so a thread may keep 128 registers
 // with private slots: the lanes of accumulator, operand and four spill slots fit without
-// spilling.
-template <int V, typename Spill, typename Index>
-__global__ void __launch_bounds__(MaxInterpretedBlock(V), kMinBlocks<Spill>)
+// spilling. R bounds the iteration shape's rank: 2 for most programs (an elementwise
+// chain, a bias broadcast over rows), so that a group keeps two coordinates, not eight,
+// and a tensor's offset is two multiply-adds.
+template <int V, typename Spill, typename Index, int R>
+__global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBlocks)
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
                       const OPSCHED_GRID_CONSTANT TensorPointers p) {
   const int inner_dim = bc.rank - 1;
@@ -185,10 +218,10 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V), kMinBlocks<Spill>)
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
     // Coordinates of the group's first element; the outermost needs no division.
-    Index coord[kMaxRank];
+    Index coord[R];
     Index linear = g * V;
 #pragma unroll
-    for (int d = kMaxRank - 1; d >= 0; --d) {
+    for (int d = R - 1; d >= 0; --d) {
       coord[d] = 0;
       if (d == 0) {
         coord[0] = linear;
@@ -202,37 +235,51 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V), kMinBlocks<Spill>)
     Spill spill;
     for (int k = 0; k < code.num_instructions; ++k) {
       const AccInstruction in = code.code[k];
-#define OPSCHED_UNARY_CASE(OP)                                      \
-  case DispatchKey(OpCode::OP):                                     \
+#define OPSCHED_UNARY_CASE(OP)                                  \
+  case DispatchKey(OpCode::OP):                                 \
     Each<V>(acc, [](float v) { return Unary(OpCode::OP, v); }); \
     break;
-#define OPSCHED_BINARY_CASE(OP)                                                                 \
-  case DispatchKey(OpCode::OP):                                                                 \
+#define OPSCHED_MODE_CASE(KEY, OP)                                                              \
+  case dispatch::KEY:                                                                           \
     EachPair<V>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
     break;
+      const auto add = [](float a, float b) { return a + b; };
+      const auto sub = [](float a, float b) { return a - b; };
+      const auto mul = [](float a, float b) { return a * b; };
       switch (in.key) {
-        case DispatchKey(OpCode::kLoad):
-          LoadRun<V>(bc.types[in.slot], p.data[in.slot], OffsetAt<Index>(bc, in.slot, coord),
+        case dispatch::kLoad:
+          LoadRun<V>(bc.types[in.slot], p.data[in.slot], OffsetAt<R, Index>(bc, in.slot, coord),
                      inner_dim >= 0 ? bc.strides[in.slot][inner_dim] : 0, acc);
           break;
-        case DispatchKey(OpCode::kConst):
+        case dispatch::kConst:
 #pragma unroll
           for (int e = 0; e < V; ++e) acc[e] = in.value;
           break;
-        case DispatchKey(OpCode::kStore): {
+        case dispatch::kStore: {
           const int t = bc.num_inputs + in.slot;
-          StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), OffsetAt<Index>(bc, t, coord), acc);
+          StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), OffsetAt<R, Index>(bc, t, coord), acc);
           break;
         }
-        case DispatchKey(OpCode::kFetch):
+        case dispatch::kFetch:
           spill.With(in.slot, [&](const float (&x)[V]) {
 #pragma unroll
             for (int e = 0; e < V; ++e) acc[e] = x[e];
           });
           break;
-        case DispatchKey(OpCode::kSpill):
+        case dispatch::kSpill:
           Store(spill, in.slot, acc);
           break;
+        case dispatch::kAddImmediate: EachImmediate<V, false>(acc, in.value, add); break;
+        case dispatch::kAddSpill: EachSpilled<V, false>(spill, in.slot, acc, add); break;
+        case dispatch::kSubImmediate: EachImmediate<V, false>(acc, in.value, sub); break;
+        case dispatch::kRsubImmediate: EachImmediate<V, true>(acc, in.value, sub); break;
+        case dispatch::kSubSpill: EachSpilled<V, false>(spill, in.slot, acc, sub); break;
+        case dispatch::kRsubSpill: EachSpilled<V, true>(spill, in.slot, acc, sub); break;
+        case dispatch::kMulImmediate: EachImmediate<V, false>(acc, in.value, mul); break;
+        case dispatch::kMulSpill: EachSpilled<V, false>(spill, in.slot, acc, mul); break;
+        OPSCHED_MODE_CASE(kDiv, kDiv)
+        OPSCHED_MODE_CASE(kMax, kMax)
+        OPSCHED_MODE_CASE(kMin, kMin)
         OPSCHED_UNARY_CASE(kNeg)
         OPSCHED_UNARY_CASE(kAbs)
         OPSCHED_UNARY_CASE(kExp)
@@ -247,17 +294,11 @@ __global__ void __launch_bounds__(MaxInterpretedBlock(V), kMinBlocks<Spill>)
         OPSCHED_UNARY_CASE(kSilu)
         OPSCHED_UNARY_CASE(kCastF16)
         OPSCHED_UNARY_CASE(kCastBF16)
-        OPSCHED_BINARY_CASE(kAdd)
-        OPSCHED_BINARY_CASE(kSub)
-        OPSCHED_BINARY_CASE(kMul)
-        OPSCHED_BINARY_CASE(kDiv)
-        OPSCHED_BINARY_CASE(kMax)
-        OPSCHED_BINARY_CASE(kMin)
         default:  // kCastF32: the identity
           break;
       }
 #undef OPSCHED_UNARY_CASE
-#undef OPSCHED_BINARY_CASE
+#undef OPSCHED_MODE_CASE
     }
   }
 }
@@ -314,25 +355,43 @@ __global__ void __launch_bounds__(1024) TileKernel(const Bytecode bc, const Tens
   }
 }
 
-template <int V>
-gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
-                  gpuStream_t stream) {
-  const int64_t groups = bc.numel / V;
-  const unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
+template <int V, int R>
+gpuError_t LaunchRank(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
+                      gpuStream_t stream) {
+  const unsigned grid = GridFor(bc.numel / V, int64_t(c.block) * c.items);
   const size_t spill_bytes = SpillSharedBytes(code, V, c.block);
-  if (bc.numel >= (int64_t(1) << 31)) {
-    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t><<<grid, c.block, 0, stream>>>(bc, code, p);
-  } else if (spill_bytes <= kMaxTileSharedBytes) {
-    AccumulatorKernel<V, SharedSpillSlots<V>, uint32_t><<<grid, c.block, spill_bytes, stream>>>(bc, code, p);
+  if (spill_bytes <= kMaxTileSharedBytes && SharedSpillBlock(c.block, V)) {
+    if (c.block == 128) {
+      AccumulatorKernel<V, SharedSpillSlots<V, 128>, uint32_t, R><<<grid, 128, spill_bytes, stream>>>(bc, code, p);
+    } else if (c.block == 256) {
+      AccumulatorKernel<V, SharedSpillSlots<V, 256>, uint32_t, R><<<grid, 256, spill_bytes, stream>>>(bc, code, p);
+    } else if constexpr (MaxInterpretedBlock(V) >= 512) {
+      AccumulatorKernel<V, SharedSpillSlots<V, 512>, uint32_t, R><<<grid, 512, spill_bytes, stream>>>(bc, code, p);
+    }
   } else if (code.num_spills <= kRegisterSpillSlots) {
-    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t, R><<<grid, c.block, 0, stream>>>(bc, code, p);
   } else {
-    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p);
   }
   return gpuGetLastError();
 }
 
+template <int V>
+gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
+                  gpuStream_t stream) {
+  if (!OffsetsFit32(bc)) {
+    const unsigned grid = GridFor(bc.numel / V, int64_t(c.block) * c.items);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p);
+    return gpuGetLastError();
+  }
+  return bc.rank <= 2 ? LaunchRank<V, 2>(bc, code, p, c, stream) : LaunchRank<V, kMaxRank>(bc, code, p, c, stream);
+}
+
 }  // namespace
+
+bool SharedSpillBlock(int block, int vector) {
+  return (block == 128 || block == 256 || block == 512) && block <= MaxInterpretedBlock(vector);
+}
 
 size_t SpillSharedBytes(const AccCode& code, int vector, int block) {
   return static_cast<size_t>(code.num_spills) * vector * sizeof(float) * block;
