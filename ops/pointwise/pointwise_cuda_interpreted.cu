@@ -78,7 +78,7 @@ __device__ inline void Store(SpillSlots<S, V>& spill, int slot, const float* acc
 // of thread t is chunk (s * kChunks + c) * B + t of the block's dynamic shared memory,
 // so a warp's access to one chunk is consecutive (no bank conflicts). The block size B
 // is a template parameter so that a slot is one address (its chunks are immediate
-// offsets from it), formed in the instructions that touch a slot and nowhere else. A
+// offsets from it; ptxas still forms it ahead of the dispatch, for every instruction). A
 // read copies the slot into an operand; the slot number is an offset, not a branch.
 extern __shared__ float4 spill_smem[];
 
