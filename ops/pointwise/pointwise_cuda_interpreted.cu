@@ -243,9 +243,9 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
   case dispatch::KEY:                                                                           \
     EachPair<V>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
     break;
-      const auto add = [](float a, float b) { return a + b; };
-      const auto sub = [](float a, float b) { return a - b; };
-      const auto mul = [](float a, float b) { return a * b; };
+      const auto add = [](float a, float b) { return Binary(OpCode::kAdd, a, b); };
+      const auto sub = [](float a, float b) { return Binary(OpCode::kSub, a, b); };
+      const auto mul = [](float a, float b) { return Binary(OpCode::kMul, a, b); };
       switch (in.key) {
         case dispatch::kLoad:
           LoadRun<V>(bc.types[in.slot], p.data[in.slot], OffsetAt<R, Index>(bc, in.slot, coord),
