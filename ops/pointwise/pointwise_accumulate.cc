@@ -11,6 +11,45 @@ namespace {
 
 uint32_t Bit(int slot) { return uint32_t{1} << slot; }
 
+// Folds each kSpill and kFetch into the instruction after them (spill_first,
+// fetch_first), so that the kernel dispatches once for the three. Where the next
+// instruction has no room (a spill after a fetch, or a second of either), the earlier
+// ones stay instructions of their own; the order of effects is unchanged.
+AccCode Folded(const AccCode& code) {
+  AccCode out;
+  out.num_spills = code.num_spills;
+  int spill = 0, fetch = 0;  // pending: 1 + the slot, 0: none
+  auto push = [&out](OpCode op, int slot) {
+    AccInstruction& in = out.code[out.num_instructions++];
+    in = AccInstruction{};
+    in.op = op;
+    in.key = DispatchKey(op);
+    in.slot = static_cast<uint8_t>(slot);
+  };
+  auto flush = [&] {
+    if (spill) push(OpCode::kSpill, spill - 1);
+    if (fetch) push(OpCode::kFetch, fetch - 1);
+    spill = fetch = 0;
+  };
+  for (int k = 0; k < code.num_instructions; ++k) {
+    AccInstruction in = code.code[k];
+    if (in.op == OpCode::kSpill) {
+      if (spill || fetch) flush();
+      spill = 1 + in.slot;
+    } else if (in.op == OpCode::kFetch) {
+      if (fetch) flush();
+      fetch = 1 + in.slot;
+    } else {
+      in.spill_first = static_cast<uint8_t>(spill);
+      in.fetch_first = static_cast<uint8_t>(fetch);
+      spill = fetch = 0;
+      out.code[out.num_instructions++] = in;
+    }
+  }
+  flush();
+  return out;
+}
+
 // live_after[k]: the slots whose value after bytecode instruction k is read later.
 void Liveness(const Bytecode& bc, uint32_t* live_after) {
   uint32_t live = 0;
@@ -60,7 +99,7 @@ class Rewriter {
         if (!(live_after_[k] & Bit(s))) Release(s);
       }
     }
-    return code_;
+    return Folded(code_);
   }
 
  private:
@@ -210,6 +249,8 @@ std::string Disassemble(const AccCode& code, const Program& p) {
   std::string out;
   for (int k = 0; k < code.num_instructions; ++k) {
     const AccInstruction& in = code.code[k];
+    if (in.spill_first) out += fmt::format("spill{} = acc; ", in.spill_first - 1);
+    if (in.fetch_first) out += fmt::format("acc = spill{}; ", in.fetch_first - 1);
     switch (in.op) {
       case OpCode::kLoad: out += fmt::format("acc = load {}\n", p.inputs[in.slot]); break;
       case OpCode::kConst: out += fmt::format("acc = {}\n", in.value); break;

@@ -16,8 +16,9 @@ namespace opsched::pointwise {
 // Errors only when the bytecode is malformed (an operand read before it is written).
 StatusOr<AccCode> ToAccumulatorForm(const Bytecode& bc);
 
-// A readable listing ("acc = load a", "spill0 = acc", "acc = acc * 0.5",
-// "store out = acc"), for docs and tests.
+// A readable listing, one line an instruction ("acc = load a", "acc = acc * 0.5",
+// "spill0 = acc; acc = spill1; acc = relu(acc)" where a spill and a fetch are folded into
+// the instruction, "store out = acc"), for docs and tests.
 std::string Disassemble(const AccCode& code, const Program& p);
 
 }  // namespace opsched::pointwise

@@ -8,6 +8,7 @@
 //   kLoad   acc = input[slot]                 kStore  output[slot] = acc
 //   kConst  acc = value                       kFetch  acc = spill[slot]
 //   kSpill  spill[slot] = acc                 unary   acc = f(acc)
+//   (any of them may first do spill[spill_first - 1] = acc, then acc = spill[fetch_first - 1])
 //   binary  acc = acc op X, or X op acc with kOperandFirst; X = spill[slot], or `value`
 //           with kOperandImmediate
 //
@@ -23,7 +24,8 @@
 namespace opsched::pointwise {
 
 // At most one spill, one fetch and the operation per bytecode instruction, every value
-// spilled at most once: 3 * kMaxInstructions bounds any program.
+// spilled at most once: 3 * kMaxInstructions bounds any program (before the spills and
+// fetches are folded into the instructions after them).
 inline constexpr int kMaxAccInstructions = 3 * kMaxInstructions;
 
 // On the device (pointwise_cuda_interpreted.cu) spill slots live in shared memory while
@@ -78,14 +80,21 @@ OPSCHED_HD inline constexpr uint8_t DispatchKey(OpCode op, uint8_t mode = 0) {
 inline constexpr int kNumDispatchKeys = DispatchKey(OpCode::kCastBF16) + 1;
 static_assert(DispatchKey(OpCode::kNeg) == dispatch::kFirstUnary && kNumDispatchKeys == 31, "keys are dense");
 
-// `key` first: the dispatch waits on it alone.
+// An instruction may first spill the accumulator and then fetch a spill slot into it
+// (ToAccumulatorForm folds a kSpill and a kFetch into the instruction after them), so
+// that the kernel pays one dispatch for the three. The first four bytes are the dispatch
+// key, the slot and the two folded slots: the kernel reads them as one word.
 struct AccInstruction {
   uint8_t key = DispatchKey(OpCode::kConst);  // DispatchKey(op, mode)
+  uint8_t slot = 0;         // kLoad: input; kStore: output (0-based); spill slot otherwise
+  uint8_t spill_first = 0;  // 1 + the spill slot that acc is stored to first; 0: none
+  uint8_t fetch_first = 0;  // 1 + the spill slot acc is then read from; 0: none
   OpCode op = OpCode::kConst;
-  uint8_t slot = 0;  // kLoad: input; kStore: output (0-based); spill slot otherwise
   uint8_t mode = 0;  // binary only
-  float value = 0;   // kConst, an immediate operand
+  uint8_t unused[2] = {};
+  float value = 0;  // kConst, an immediate operand
 };
+static_assert(sizeof(AccInstruction) == 12, "three words: the kernel's parameters stay under 4 KiB");
 
 struct AccCode {
   int32_t num_instructions = 0;

@@ -7,7 +7,8 @@
 // 48 KiB (then a thread needs at most 64 registers); otherwise up to kRegisterSpillSlots
 // of them in registers, and more in the thread's local memory. An instruction's
 // dispatch, a warp-uniform switch over its dense key (one per operation and operand kind,
-// DispatchKey), is paid once per V elements; the kernel's parameters are read in place
+// DispatchKey), is paid once per V elements, and a spill or fetch folded into the
+// instruction runs before it with no dispatch of its own; the kernel's parameters are read in place
 // (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
 // broadcast input is read once, each output one packed store; the element's coordinates
 // are kept in registers (two for iteration shapes of rank 2 or less, the kernel's R) and
@@ -17,12 +18,16 @@
 // TileKernel (the `shared` knob) runs the bytecode with its slots in shared memory.
 #include "ops/pointwise/pointwise_cuda.h"
 
+#include <cstring>
 #include <type_traits>
 
 #include "ops/pointwise/pointwise_cuda_common.cuh"
 
 namespace opsched::pointwise::gpu_kernels {
 namespace {
+
+static_assert(sizeof(Bytecode) + sizeof(AccCode) + sizeof(TensorPointers) <= 4096,
+              "the kernel's parameters fit the classic 4 KiB (HIP, and CUDA before 12.1)");
 
 #if defined(OPSCHED_CUDA)
 // Kernel parameters read in place (indexed at run time) instead of copied to local memory.
@@ -77,35 +82,76 @@ __device__ inline void Store(SpillSlots<S, V>& spill, int slot, const float* acc
 // SM's warps resident). A slot's V lanes are chunks of up to 4 floats; chunk c of slot s
 // of thread t is chunk (s * kChunks + c) * B + t of the block's dynamic shared memory,
 // so a warp's access to one chunk is consecutive (no bank conflicts). The block size B
-// is a template parameter so that a slot is one address (its chunks are immediate
-// offsets from it; ptxas still forms it ahead of the dispatch, for every instruction). A
-// read copies the slot into an operand; the slot number is an offset, not a branch.
+// is a template parameter so that a slot is one address and its chunks immediate offsets.
+// A read copies the slot into an operand; the slot number is an offset, not a branch.
 extern __shared__ float4 spill_smem[];
+
+// One chunk of 1, 2 or 4 floats at a byte offset into spill_smem. On CUDA through a
+// shared-window address formed once (SharedSpillSlots), read and written with
+// ld/st.shared: when ptxas formed it from the generic pointer it did so again at every
+// dispatch (the window's base from the CTA id, 6 instructions; measured on the H100).
+template <typename Chunk>
+struct SharedChunk {
+#if defined(OPSCHED_CUDA)
+  static __device__ unsigned Base() { return static_cast<unsigned>(__cvta_generic_to_shared(spill_smem)); }
+  static __device__ Chunk Load(unsigned at) {
+    Chunk q;
+    if constexpr (sizeof(Chunk) == 16) {
+      asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(q.x), "=f"(q.y), "=f"(q.z), "=f"(q.w) : "r"(at));
+    } else if constexpr (sizeof(Chunk) == 8) {
+      asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(q.x), "=f"(q.y) : "r"(at));
+    } else {
+      asm volatile("ld.shared.f32 %0, [%1];" : "=f"(q) : "r"(at));
+    }
+    return q;
+  }
+  static __device__ void Put(unsigned at, const Chunk& q) {
+    if constexpr (sizeof(Chunk) == 16) {
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(at), "f"(q.x), "f"(q.y), "f"(q.z), "f"(q.w)
+                   : "memory");
+    } else if constexpr (sizeof(Chunk) == 8) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(at), "f"(q.x), "f"(q.y) : "memory");
+    } else {
+      asm volatile("st.shared.f32 [%0], %1;" ::"r"(at), "f"(q) : "memory");
+    }
+  }
+#else
+  static __device__ unsigned Base() { return 0; }
+  static __device__ Chunk Load(unsigned at) {
+    return *reinterpret_cast<const Chunk*>(reinterpret_cast<const char*>(spill_smem) + at);
+  }
+  static __device__ void Put(unsigned at, const Chunk& q) {
+    *reinterpret_cast<Chunk*>(reinterpret_cast<char*>(spill_smem) + at) = q;
+  }
+#endif
+};
 
 template <int V, int B>
 struct SharedSpillSlots {
   using Chunk = std::conditional_t<V % 4 == 0, float4, std::conditional_t<V % 2 == 0, float2, float>>;
   static constexpr int kLanes = sizeof(Chunk) / sizeof(float);
   static constexpr int kChunks = V / kLanes;
+  static constexpr unsigned kChunkStride = B * sizeof(Chunk);  // bytes between a thread's chunks
+  static constexpr unsigned kSlotBytes = kChunks * kChunkStride;
 
-  // The thread's chunk 0 of slot 0. Its index passes through an empty asm so that ptxas
-  // keeps it in a register instead of reading the thread index again at every dispatch
-  // (measured: an S2R on the path of every instruction).
+  // The thread's chunk 0 of slot 0. It passes through an empty asm so that ptxas keeps
+  // it in a register instead of forming it again at every dispatch (measured: the
+  // thread index read again, an S2R on the path of every instruction).
   __device__ SharedSpillSlots() {
-    unsigned t = threadIdx.x;
+    unsigned at = SharedChunk<Chunk>::Base() + threadIdx.x * static_cast<unsigned>(sizeof(Chunk));
 #if defined(OPSCHED_CUDA)
-    asm volatile("" : "+r"(t));
+    asm volatile("" : "+r"(at));
 #endif
-    mine = reinterpret_cast<Chunk*>(spill_smem) + t;
+    mine = at;
   }
 
   template <typename F>
   __device__ void With(int slot, F&& f) {
     float x[V];
-    const Chunk* p = Slot(slot);
+    const unsigned at = Slot(slot);
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      const Chunk q = p[c * B];
+      const Chunk q = SharedChunk<Chunk>::Load(at + c * kChunkStride);
       const float* lanes = reinterpret_cast<const float*>(&q);
 #pragma unroll
       for (int l = 0; l < kLanes; ++l) x[c * kLanes + l] = lanes[l];
@@ -113,20 +159,20 @@ struct SharedSpillSlots {
     f(x);
   }
   __device__ void Store(int slot, const float* acc) {
-    Chunk* p = Slot(slot);
+    const unsigned at = Slot(slot);
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       Chunk q;
       float* lanes = reinterpret_cast<float*>(&q);
 #pragma unroll
       for (int l = 0; l < kLanes; ++l) lanes[l] = acc[c * kLanes + l];
-      p[c * B] = q;
+      SharedChunk<Chunk>::Put(at + c * kChunkStride, q);
     }
   }
 
  private:
-  __device__ Chunk* Slot(int slot) const { return mine + static_cast<unsigned>(slot) * (kChunks * B); }
-  Chunk* mine;
+  __device__ unsigned Slot(int slot) const { return mine + static_cast<unsigned>(slot) * kSlotBytes; }
+  unsigned mine;
 };
 
 template <int V, int B>
@@ -177,7 +223,7 @@ __device__ inline void EachSpilled(Spill& spill, int slot, float* acc, F f) {
 
 // acc = acc op X, or X op acc, as the mode says: X an immediate or a spill slot.
 template <int V, typename Spill, typename F>
-__device__ inline void EachPair(const AccInstruction& in, Spill& spill, float* acc, F f) {
+__device__ inline void EachPair(const AccInstruction& in, int slot, Spill& spill, float* acc, F f) {
   if (in.mode & kOperandImmediate) {
     if (in.mode & kOperandFirst) {
       EachImmediate<V, true>(acc, in.value, f);
@@ -185,10 +231,19 @@ __device__ inline void EachPair(const AccInstruction& in, Spill& spill, float* a
       EachImmediate<V, false>(acc, in.value, f);
     }
   } else if (in.mode & kOperandFirst) {
-    EachSpilled<V, true>(spill, in.slot, acc, f);
+    EachSpilled<V, true>(spill, slot, acc, f);
   } else {
-    EachSpilled<V, false>(spill, in.slot, acc, f);
+    EachSpilled<V, false>(spill, slot, acc, f);
   }
+}
+
+// acc = spill[slot].
+template <int V, typename Spill>
+__device__ inline void Fetch(Spill& spill, int slot, float* acc) {
+  spill.With(slot, [&](const float (&x)[V]) {
+#pragma unroll
+    for (int e = 0; e < V; ++e) acc[e] = x[e];
+  });
 }
 
 // Tensor t's offset at the coordinates `coord` (row-major over bc.shape, whose rank is
@@ -234,49 +289,55 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
     float acc[V];
     Spill spill;
     for (int k = 0; k < code.num_instructions; ++k) {
-      const AccInstruction in = code.code[k];
+      const AccInstruction& in = code.code[k];
+      // The first word: key, slot and the folded spill and fetch, read at once.
+      uint32_t head;
+      memcpy(&head, &in, sizeof head);
+      const int slot = (head >> 8) & 0xff;
+      if (head >> 16) {
+        const int spill_first = (head >> 16) & 0xff, fetch_first = head >> 24;
+        if (spill_first) Store(spill, spill_first - 1, acc);
+        if (fetch_first) Fetch<V>(spill, fetch_first - 1, acc);
+      }
 #define OPSCHED_UNARY_CASE(OP)                                  \
   case DispatchKey(OpCode::OP):                                 \
     Each<V>(acc, [](float v) { return Unary(OpCode::OP, v); }); \
     break;
 #define OPSCHED_MODE_CASE(KEY, OP)                                                              \
   case dispatch::KEY:                                                                           \
-    EachPair<V>(in, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
+    EachPair<V>(in, slot, spill, acc, [](float a, float b) { return Binary(OpCode::OP, a, b); }); \
     break;
       const auto add = [](float a, float b) { return Binary(OpCode::kAdd, a, b); };
       const auto sub = [](float a, float b) { return Binary(OpCode::kSub, a, b); };
       const auto mul = [](float a, float b) { return Binary(OpCode::kMul, a, b); };
-      switch (in.key) {
+      switch (head & 0xff) {
         case dispatch::kLoad:
-          LoadRun<V>(bc.types[in.slot], p.data[in.slot], OffsetAt<R, Index>(bc, in.slot, coord),
-                     inner_dim >= 0 ? bc.strides[in.slot][inner_dim] : 0, acc);
+          LoadRun<V>(bc.types[slot], p.data[slot], OffsetAt<R, Index>(bc, slot, coord),
+                     inner_dim >= 0 ? bc.strides[slot][inner_dim] : 0, acc);
           break;
         case dispatch::kConst:
 #pragma unroll
           for (int e = 0; e < V; ++e) acc[e] = in.value;
           break;
         case dispatch::kStore: {
-          const int t = bc.num_inputs + in.slot;
+          const int t = bc.num_inputs + slot;
           StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), OffsetAt<R, Index>(bc, t, coord), acc);
           break;
         }
         case dispatch::kFetch:
-          spill.With(in.slot, [&](const float (&x)[V]) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) acc[e] = x[e];
-          });
+          Fetch<V>(spill, slot, acc);
           break;
         case dispatch::kSpill:
-          Store(spill, in.slot, acc);
+          Store(spill, slot, acc);
           break;
         case dispatch::kAddImmediate: EachImmediate<V, false>(acc, in.value, add); break;
-        case dispatch::kAddSpill: EachSpilled<V, false>(spill, in.slot, acc, add); break;
+        case dispatch::kAddSpill: EachSpilled<V, false>(spill, slot, acc, add); break;
         case dispatch::kSubImmediate: EachImmediate<V, false>(acc, in.value, sub); break;
         case dispatch::kRsubImmediate: EachImmediate<V, true>(acc, in.value, sub); break;
-        case dispatch::kSubSpill: EachSpilled<V, false>(spill, in.slot, acc, sub); break;
-        case dispatch::kRsubSpill: EachSpilled<V, true>(spill, in.slot, acc, sub); break;
+        case dispatch::kSubSpill: EachSpilled<V, false>(spill, slot, acc, sub); break;
+        case dispatch::kRsubSpill: EachSpilled<V, true>(spill, slot, acc, sub); break;
         case dispatch::kMulImmediate: EachImmediate<V, false>(acc, in.value, mul); break;
-        case dispatch::kMulSpill: EachSpilled<V, false>(spill, in.slot, acc, mul); break;
+        case dispatch::kMulSpill: EachSpilled<V, false>(spill, slot, acc, mul); break;
         OPSCHED_MODE_CASE(kDiv, kDiv)
         OPSCHED_MODE_CASE(kMax, kMax)
         OPSCHED_MODE_CASE(kMin, kMin)

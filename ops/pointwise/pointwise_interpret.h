@@ -57,6 +57,8 @@ OPSCHED_HD inline void RunAccumulated(const Bytecode& bc, const AccCode& code, c
   float spill[kMaxSlots];
   for (int k = 0; k < code.num_instructions; ++k) {
     const AccInstruction in = code.code[k];
+    if (in.spill_first) spill[in.spill_first - 1] = acc;
+    if (in.fetch_first) acc = spill[in.fetch_first - 1];
     switch (in.op) {
       case OpCode::kLoad: acc = LoadElement(bc.types[in.slot], p.data[in.slot], offsets[in.slot]); break;
       case OpCode::kConst: acc = in.value; break;
