@@ -4,7 +4,9 @@
 //
 //  priority  implementation              when                                   default config
 //  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
-//  35        pointwise_cuda_interpreted  GPU                                    shared=0 block=256 vector=4 (1 when the innermost run is not a multiple of 4) items=1
+//  35        pointwise_cuda_interpreted  GPU                                    its default: shared=0 block=128 items=1,
+//                                                                     vector the widest of 8, 4, 2 dividing the innermost
+//                                                                     run with 32768 threads left, else 1
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
 //  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   its default: threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
@@ -22,13 +24,6 @@ int64_t Elements(const Workload& w) {
   return c.ok() ? (*c)->bytecode.numel : 0;
 }
 
-// The length of the innermost run of the iteration shape (0 when it has no dimension).
-int64_t InnerRun(const Workload& w) {
-  StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::CompiledFor(w);
-  if (!c.ok() || (*c)->bytecode.rank == 0) return 0;
-  return (*c)->bytecode.shape[(*c)->bytecode.rank - 1];
-}
-
 // The CPU implementations' default thread count (registry/cpu_knobs.h): all cores.
 int64_t AllThreads(const Target& t) { return CpuThreadCounts(t).back(); }
 
@@ -40,14 +35,7 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
        },
        nullptr},
       {35, "pointwise_cuda_interpreted", "GPU", [](const Workload&, const Target& t) { return t.kind == DeviceKind::kCuda; },
-       [](const Workload& w, const Target&) {
-         Config c;
-         c.Set("block", 256);
-         c.Set("shared", 0);
-         c.Set("vector", InnerRun(w) % 4 == 0 ? 4 : 1);
-         c.Set("items", 1);
-         return c;
-       }},
+       nullptr},
       {30, "pointwise_cpu_specialised", "CPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
        [](const Workload& w, const Target& t) { return OnCpu(t) && pointwise::SpecialisedChain(w).has_value(); },
        [](const Workload& w, const Target& t) {

@@ -27,12 +27,12 @@ namespace k = gpu_kernels;
 
 gpuStream_t StreamOf(const Stream& s) { return static_cast<gpuStream_t>(s.native()); }
 
-// The launch knobs, each implementation with its own domains (k::LaunchConfig's
-// defaults: block 256, vector 4, items 1, private slots).
+// The launch knobs, each implementation with its own domains and defaults
+// (k::LaunchConfig's unless given: block 256, vector 4, items 1, private slots).
 Knobs<k::LaunchConfig> LaunchKnobs(std::vector<int64_t> blocks, std::vector<int64_t> vectors,
-                                   std::vector<int64_t> items) {
+                                   std::vector<int64_t> items, k::LaunchConfig defaults = {}) {
   using C = k::LaunchConfig;
-  Knobs<C> knobs;
+  Knobs<C> knobs(defaults);
   knobs.Int("block", &C::block, std::move(blocks)).Int("vector", &C::vector, std::move(vectors));
   if (!items.empty()) knobs.Int("items", &C::items, std::move(items));
   return knobs;
@@ -76,12 +76,32 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
+  // The rule for a program no record covers: blocks of 128 and the widest vector up to
+  // 8 lanes that the innermost run allows while at least 32768 threads remain. On the
+  // H100 records of bench/suites/pointwise.txt (the tuned lines, 24 trials each) vector 8
+  // with blocks of 128 was within 0-19% of the best config of every interpreted chain of
+  // 4 M elements or more, where the former default (256 threads, 4 lanes) was 26-64%
+  // slower; 8 lanes of f16 or bf16 are one 16-byte load. At 64 K elements every config
+  // took the same 6 us (launch-bound).
+  static k::LaunchConfig RuleConfig(const Bytecode& bc) {
+    k::LaunchConfig c;
+    c.block = 128;
+    c.vector = 1;
+    for (int v : {8, 4, 2}) {
+      if (k::VectorFits(bc, v) && bc.numel / v >= 32768) {
+        c.vector = v;
+        break;
+      }
+    }
+    return c;
+  }
+
   // `shared`: the slots in a shared-memory tile instead of the accumulator's registers.
   static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
     using C = k::LaunchConfig;
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
     const Bytecode bc = c.ok() ? (*c)->bytecode : Bytecode{};
-    Knobs<C> knobs = LaunchKnobs({128, 256, 512}, {1, 2, 4, 8, 16}, {1, 2, 4});
+    Knobs<C> knobs = LaunchKnobs({128, 256, 512}, {1, 2, 4, 8, 16}, {1, 2, 4}, RuleConfig(bc));
     knobs.Int("shared", &C::shared_slots, {0, 1})
         .Constrain("private slots: vector within the innermost run",
                    [bc](const C& l) { return l.shared_slots || k::VectorFits(bc, l.vector); })

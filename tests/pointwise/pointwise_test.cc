@@ -289,6 +289,38 @@ TEST_P(PointwiseTest, ThirtyTwoBitOffsetsOnlyWhereEveryOffsetFits) {
   EXPECT_FALSE(fits("pointwise a=f16[65536,32768] out=f16[65536,32768] expr=\"-a\""));  // 2^31 elements
 }
 
+// The interpreter's rule for a program no record covers (DefaultConfig): blocks of 128
+// and the widest vector up to 8 lanes that the innermost run allows while 32768 threads
+// remain (host part only: no device needed).
+TEST_P(PointwiseTest, InterpreterRuleTakesEightLanesWhereTheRunAndTheSizeAllow) {
+  if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
+  const Implementation* impl = registry_.FindImplementation("pointwise_cuda_interpreted");
+  if (impl == nullptr) GTEST_SKIP() << "this build registers no GPU implementation";
+  Target h100;
+  h100.kind = DeviceKind::kCuda;
+  h100.arch = "sm_90";
+  h100.sm_count = 132;
+  auto rule = [&](const std::string& line) {
+    StatusOr<Config> c = impl->DefaultConfig(Canonical(line), h100);
+    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+    return c.ok() ? c->ToString() : std::string();
+  };
+  EXPECT_EQ(rule("pointwise a=bf16[2048,11008] b=bf16[2048,11008] out=bf16[2048,11008] expr=\"silu(a)*b\""),
+            "block=128,items=1,shared=0,vector=8");
+  // A contiguous [8, 50257] merges into one run of 402056: eight lanes.
+  EXPECT_EQ(rule("pointwise x=f32[8,50257] out=f32[8,50257] expr=\"30*tanh(x/30)\""),
+            "block=128,items=1,shared=0,vector=8");
+  // With a broadcast row the run is 50257, odd: one lane.
+  EXPECT_EQ(rule("pointwise x=f32[8,50257] b=f32[50257] out=f32[8,50257] expr=\"30*tanh(x/b)\""),
+            "block=128,items=1,shared=0,vector=1");
+  // 65536 elements: two lanes keep 32768 threads.
+  EXPECT_EQ(rule("pointwise a=f32[64,1024] b=f32[1024] out=f32[64,1024] expr=\"relu(a+b)*0.5\""),
+            "block=128,items=1,shared=0,vector=2");
+  // A run of 12: four lanes divide it, eight do not.
+  EXPECT_EQ(rule("pointwise a=f32[65536,12] b=f32[12] out=f32[65536,12] expr=\"exp(a)*b\""),
+            "block=128,items=1,shared=0,vector=4");
+}
+
 TEST_P(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
   // The first input by name is shaped like the first output by name.
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[40,33] b=f32[33] a2=f32[40,33] expr=\"a2=relu(a+b)*a\"", true));
