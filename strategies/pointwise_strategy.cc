@@ -5,8 +5,9 @@
 //  priority  implementation              when                                   default config
 //  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
 //  35        pointwise_cuda_interpreted  GPU                                    its default: shared=0 block=128 items=1,
-//                                                                     vector the widest of 8, 4, 2 dividing the innermost
-//                                                                     run with 32768 threads left, else 1
+//                                                                     vector the widest dividing the innermost run with
+//                                                                     32768 threads left, up to 32 bytes a tensor (16
+//                                                                     lanes of f16/bf16, else 8)
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
 //  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   its default: threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536

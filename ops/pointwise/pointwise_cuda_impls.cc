@@ -76,19 +76,23 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
-  // The rule for a program no record covers: blocks of 128 and the widest vector up to
-  // 8 lanes that the innermost run allows while at least 32768 threads remain. On the
-  // H100 records of bench/suites/pointwise.txt (the tuned lines, 24 trials each) vector 8
-  // with blocks of 128 was within 0-19% of the best config of every interpreted chain of
-  // 4 M elements or more, where the former default (256 threads, 4 lanes) was 26-64%
-  // slower; 8 lanes of f16 or bf16 are one 16-byte load. At 64 K elements every config
-  // took the same 6 us (launch-bound).
+  // The rule for a program no record covers: blocks of 128 and the widest vector that
+  // the innermost run allows while at least 32768 threads remain, up to 32 bytes of each
+  // tensor a thread: 16 lanes where every tensor is f16 or bf16, else 8. From the H100
+  // records of the tuned lines (bench/suites/pointwise.txt and pointwise_train.txt, 24
+  // trials each): 8 lanes in blocks of 128 were within 0-19% of the best config of every
+  // interpreted f32 chain of 4 M elements or more (the former default, 256 threads and 4
+  // lanes, 17-64% slower); on the f16 and bf16 chains 16 lanes in blocks of 128 were
+  // within 0-5% and 8 lanes 17-31% slower. At 64 K elements every config took the same
+  // 6 us (launch-bound).
   static k::LaunchConfig RuleConfig(const Bytecode& bc) {
+    bool narrow = bc.num_inputs + bc.num_outputs > 0;
+    for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) narrow = narrow && bc.types[t] != ElementType::kF32;
     k::LaunchConfig c;
     c.block = 128;
     c.vector = 1;
-    for (int v : {8, 4, 2}) {
-      if (k::VectorFits(bc, v) && bc.numel / v >= 32768) {
+    for (int v : {16, 8, 4, 2}) {
+      if (v <= (narrow ? 16 : 8) && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
         c.vector = v;
         break;
       }

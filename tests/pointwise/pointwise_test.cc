@@ -290,9 +290,9 @@ TEST_P(PointwiseTest, ThirtyTwoBitOffsetsOnlyWhereEveryOffsetFits) {
 }
 
 // The interpreter's rule for a program no record covers (DefaultConfig): blocks of 128
-// and the widest vector up to 8 lanes that the innermost run allows while 32768 threads
-// remain (host part only: no device needed).
-TEST_P(PointwiseTest, InterpreterRuleTakesEightLanesWhereTheRunAndTheSizeAllow) {
+// and the widest vector that the innermost run allows while 32768 threads remain, up to
+// 16 lanes where every tensor is 16-bit, else 8 (host part only: no device needed).
+TEST_P(PointwiseTest, InterpreterRuleTakesThirtyTwoBytesAThreadWhereTheRunAndTheSizeAllow) {
   if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
   const Implementation* impl = registry_.FindImplementation("pointwise_cuda_interpreted");
   if (impl == nullptr) GTEST_SKIP() << "this build registers no GPU implementation";
@@ -306,6 +306,9 @@ TEST_P(PointwiseTest, InterpreterRuleTakesEightLanesWhereTheRunAndTheSizeAllow) 
     return c.ok() ? c->ToString() : std::string();
   };
   EXPECT_EQ(rule("pointwise a=bf16[2048,11008] b=bf16[2048,11008] out=bf16[2048,11008] expr=\"silu(a)*b\""),
+            "block=128,items=1,shared=0,vector=16");
+  // An f32 tensor among them: 8 lanes.
+  EXPECT_EQ(rule("pointwise a=bf16[2048,11008] b=f32[2048,11008] out=bf16[2048,11008] expr=\"silu(a)*b\""),
             "block=128,items=1,shared=0,vector=8");
   // A contiguous [8, 50257] merges into one run of 402056: eight lanes.
   EXPECT_EQ(rule("pointwise x=f32[8,50257] out=f32[8,50257] expr=\"30*tanh(x/30)\""),

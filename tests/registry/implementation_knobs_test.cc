@@ -23,7 +23,7 @@ namespace {
 std::vector<Workload> SuiteWorkloads() {
   const char* root = std::getenv("TEST_SRCDIR");
   std::vector<Workload> workloads;
-  for (const char* suite : {"scatter", "reduce", "conv", "pointwise", "pointwise_heldout", "dtypes"}) {
+  for (const char* suite : {"scatter", "reduce", "conv", "pointwise", "pointwise_train", "pointwise_heldout", "dtypes"}) {
     const std::string path = std::string(root ? root : ".") + "/opsched/bench/suites/" + suite + ".txt";
     StatusOr<std::vector<SuiteEntry>> entries = ReadSuite(path, Registry::Global());
     EXPECT_TRUE(entries.ok()) << entries.status();
