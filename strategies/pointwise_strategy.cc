@@ -4,6 +4,8 @@
 //
 //  priority  implementation              when                                   default config
 //  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
+//  37        pointwise_cuda_hoisted      GPU, >= 2 operations an element hoisted its default: the interpreter's rule over
+//                                        (pointwise_hoist.h), >= 4M elements    its main program (below)
 //  35        pointwise_cuda_interpreted  GPU                                    its default: shared=0 block=128 items=1,
 //                                                                     vector the widest dividing the innermost run with
 //                                                                     32768 threads left, up to 32 bytes a tensor (16
@@ -11,6 +13,11 @@
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
 //  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   its default: threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
+// (pointwise_cpu_hoisted, like the unfused ones, only where a record says so.)
+//
+// Hoisting costs a launch per first pass (a few microseconds) and saves the hoisted
+// operations at every output element: the rule takes it where that is at least 8M
+// operations a call.
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "registry/cpu_knobs.h"
@@ -33,6 +40,13 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
       {40, "pointwise_cuda_specialised", "GPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
        [](const Workload& w, const Target& t) {
          return t.kind == DeviceKind::kCuda && pointwise::SpecialisedChain(w).has_value() && Elements(w) < (int64_t(1) << 32);
+       },
+       nullptr},
+      {37, "pointwise_cuda_hoisted", "GPU, >= 2 operations an output element hoisted, >= 4M elements",
+       [](const Workload& w, const Target& t) {
+         if (t.kind != DeviceKind::kCuda) return false;
+         StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::HoistedOf(w);
+         return c.ok() && (*c)->hoisted->ops_hoisted >= 2 && (*c)->bytecode.numel >= (int64_t(1) << 22);
        },
        nullptr},
       {35, "pointwise_cuda_interpreted", "GPU", [](const Workload&, const Target& t) { return t.kind == DeviceKind::kCuda; },

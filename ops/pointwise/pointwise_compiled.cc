@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/format.h"
 #include "ops/pointwise/pointwise_accumulate.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_def.h"
@@ -51,6 +52,7 @@ StatusOr<std::shared_ptr<const Compiled>> Build(const Workload& w) {
   if (!canonical) return absl::InvalidArgumentError("pointwise: workload is not canonical");
   OPSCHED_ASSIGN_OR_RETURN(c->bytecode, Compile(c->program, c->inputs, c->outputs));
   OPSCHED_ASSIGN_OR_RETURN(c->accumulator, ToAccumulatorForm(c->bytecode));
+  c->hoisted = Hoist(c->program, c->inputs, c->outputs);
   return std::shared_ptr<const Compiled>(std::move(c));
 }
 
@@ -70,6 +72,17 @@ StatusOr<std::shared_ptr<const Compiled>> CompiledFor(const Workload& canonical)
   std::lock_guard<std::mutex> lock(cache.mu);
   if (cache.entries.size() >= kMaxEntries) cache.entries.clear();
   cache.entries.emplace(hash, std::make_pair(canonical, c));
+  return c;
+}
+
+StatusOr<std::shared_ptr<const Compiled>> HoistedOf(const Workload& canonical) {
+  OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(canonical));
+  if (!c->hoisted) {
+    return absl::FailedPreconditionError(fmt::format(
+        "nothing to hoist: no subexpression of an operation or more varies over fewer of the outputs' dimensions "
+        "with each value reused {} times or more (or the hoisted form exceeds the bytecode's limits)",
+        kMinHoistReuse));
+  }
   return c;
 }
 

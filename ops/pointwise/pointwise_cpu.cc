@@ -1,9 +1,12 @@
-// Pointwise on the CPU, two general implementations:
+// Pointwise on the CPU, three general implementations:
 //   pointwise_cpu_unfused      one pass over every element per operation, intermediates in
 //                              f32 workspace buffers (one per bytecode slot), outputs
 //                              written by a final pass each: how an eager framework runs it.
 //   pointwise_cpu_interpreted  one pass running the program per element in its
 //                              accumulator form (RunAccumulated, pointwise_interpret.h).
+//   pointwise_cpu_hoisted      the interpreter over the hoisted form (pointwise_hoist.h):
+//                              a first pass per hoisted shape into workspace, then the
+//                              main program; where the program has something to hoist.
 #include <algorithm>
 #include <vector>
 
@@ -120,31 +123,76 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
   }
 };
 
+// The accumulator form of `bc` over its whole iteration space.
+void Interpret(const Bytecode& bc, const AccCode& code, const TensorPointers& p, int threads, int64_t chunk) {
+  const int tensors = bc.num_inputs + bc.num_outputs;
+  cpu::Parallel(bc.numel, chunk, threads, [&](int64_t begin, int64_t end) {
+    cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
+      for (int64_t k = 0; k < count; ++k) {
+        RunAccumulated(bc, code, p, off);
+        for (int t = 0; t < tensors; ++t) off[t] += inner[t];
+      }
+    });
+  });
+}
+
+// `chunk`: elements per piece of work.
+Knobs<CpuKnobs> InterpreterKnobs(const Target& target) { return CpuChunkKnobs(target, {4096, 65536, 1048576}, 65536); }
+
+// The interpreter's knobs as its loops take them.
+struct Chunking {
+  int threads;
+  int64_t chunk;
+};
+StatusOr<Chunking> ChunkingOf(const Target& target, const Config& config) {
+  OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, InterpreterKnobs(target).Parse(config));
+  return Chunking{knobs.threads, std::max<int64_t>(knobs.chunk, 1)};
+}
+
 class PointwiseCpuInterpreted : public PointwiseCpuBase {
  public:
   std::string_view name() const override { return "pointwise_cpu_interpreted"; }
-  // `chunk`: elements per piece of work.
-  static Knobs<CpuKnobs> KnobsOf(const Target& target) { return CpuChunkKnobs(target, {4096, 65536, 1048576}, 65536); }
-  ConfigSpace Space(const Workload&, const Target& target) const override { return KnobsOf(target).Space(); }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return InterpreterKnobs(target).Space(); }
   // Prepare keeps the compiled program and the knobs; Run binds the tensors.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
                                               const Target& target) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, KnobsOf(target).Parse(config));
-    const int threads = knobs.threads;
-    const int64_t chunk = std::max<int64_t>(knobs.chunk, 1);
-    return MakePrepared(0, [c, threads, chunk](const PreparedArgs& a) {
+    OPSCHED_ASSIGN_OR_RETURN(const Chunking k, ChunkingOf(target, config));
+    return MakePrepared(0, [c, k](const PreparedArgs& a) {
       const Bytecode& bc = c->bytecode;
-      const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
-      const int tensors = bc.num_inputs + bc.num_outputs;
-      cpu::Parallel(bc.numel, chunk, threads, [&](int64_t begin, int64_t end) {
-        cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
-          for (int64_t k = 0; k < count; ++k) {
-            RunAccumulated(bc, c->accumulator, p, off);
-            for (int t = 0; t < tensors; ++t) off[t] += inner[t];
-          }
-        });
-      });
+      Interpret(bc, c->accumulator, cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs), k.threads,
+                k.chunk);
+      return absl::OkStatus();
+    });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+};
+
+class PointwiseCpuHoisted : public PointwiseCpuBase {
+ public:
+  std::string_view name() const override { return "pointwise_cpu_hoisted"; }
+  Status Applicable(const Workload& w, const Target&) const override { return HoistedOf(w).status(); }
+  ConfigSpace Space(const Workload&, const Target& target) const override { return InterpreterKnobs(target).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = HoistedOf(w);
+    return c.ok() ? (*c)->hoisted->workspace_bytes : 0;
+  }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
+                                              const Target& target) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, HoistedOf(w));
+    OPSCHED_ASSIGN_OR_RETURN(const Chunking k, ChunkingOf(target, config));
+    return MakePrepared(c->hoisted->workspace_bytes, [c, k](const PreparedArgs& a) -> Status {
+      const Hoisted& h = *c->hoisted;
+      if (a.workspace_bytes < h.workspace_bytes) return absl::InternalError("pointwise_cpu_hoisted: workspace too small");
+      const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
+      const void* tensors[kMaxTensors] = {};
+      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
+      for (size_t i = 0; i < h.passes.size(); ++i) {
+        const HoistPass& pass = h.passes[i];
+        Interpret(pass.bytecode, pass.accumulator, PassPointers(h, i, tensors, a.workspace), k.threads, k.chunk);
+      }
+      Interpret(h.bytecode, h.accumulator, MainPointers(h, inputs, outputs, tensors, a.workspace), k.threads,
+                k.chunk);
       return absl::OkStatus();
     });
   }
@@ -156,6 +204,7 @@ class PointwiseCpuInterpreted : public PointwiseCpuBase {
 Status RegisterCpu(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCpuUnfused>()));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCpuInterpreted>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCpuHoisted>()));
   return absl::OkStatus();
 }
 

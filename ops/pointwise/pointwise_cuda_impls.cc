@@ -4,6 +4,8 @@
 //                               eager framework runs the chain; each kernel is the
 //                               interpreter running a one-operation program.
 //   pointwise_cuda_interpreted  one launch of the prebuilt bytecode interpreter.
+//   pointwise_cuda_hoisted      the interpreter over the hoisted form (pointwise_hoist.h):
+//                               a launch per first pass, then the main program.
 //   pointwise_cuda_specialised  one launch of the chain's templated kernel (pointwise_match.h).
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
@@ -55,6 +57,55 @@ class PointwiseGpu : public Implementation {
   Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
 };
 
+// The rule for a program no record covers: blocks of 128 and the widest vector that
+// the innermost run allows while at least 32768 threads remain, up to 32 bytes of each
+// tensor a thread: 16 lanes where every tensor is f16 or bf16, else 8. From the H100
+// records of the tuned lines (bench/suites/pointwise.txt and pointwise_train.txt, 24
+// trials each): 8 lanes in blocks of 128 were within 0-19% of the best config of every
+// interpreted f32 chain of 4 M elements or more (the former default, 256 threads and 4
+// lanes, 17-64% slower); on the f16 and bf16 chains 16 lanes in blocks of 128 were
+// within 0-5% and 8 lanes 17-31% slower. At 64 K elements every config took the same
+// 6 us (launch-bound).
+k::LaunchConfig InterpreterRule(const Bytecode& bc) {
+  bool narrow = bc.num_inputs + bc.num_outputs > 0;
+  for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) narrow = narrow && bc.types[t] != ElementType::kF32;
+  k::LaunchConfig c;
+  c.block = 128;
+  c.vector = 1;
+  for (int v : {16, 8, 4, 2}) {
+    if (v <= (narrow ? 16 : 8) && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
+      c.vector = v;
+      break;
+    }
+  }
+  return c;
+}
+
+// The interpreter's knobs over the program `bc` (the workload's, or its hoisted main
+// program); `shared`: the slots in a shared-memory tile instead of the accumulator's
+// registers.
+Knobs<k::LaunchConfig> InterpreterKnobs(const Bytecode& bc) {
+  using C = k::LaunchConfig;
+  Knobs<C> knobs = LaunchKnobs({128, 256, 512}, {1, 2, 4, 8, 16}, {1, 2, 4}, InterpreterRule(bc));
+  knobs.Int("shared", &C::shared_slots, {0, 1})
+      .Constrain("private slots: vector within the innermost run",
+                 [bc](const C& l) { return l.shared_slots || k::VectorFits(bc, l.vector); })
+      .Constrain("private slots: 16 lanes with blocks of at most 256",
+                 [](const C& l) { return l.shared_slots || l.block <= k::MaxInterpretedBlock(l.vector); })
+      .Constrain("shared slots: the tile within 48 KiB",
+                 [bc](const C& l) { return !l.shared_slots || k::TileSharedBytes(bc, l) <= k::kMaxTileSharedBytes; });
+  return knobs;
+}
+
+// The private slots' kernel takes at most MaxInterpretedBlock threads.
+Status CheckInterpreterBlock(std::string_view name, const k::LaunchConfig& launch) {
+  if (!launch.shared_slots && launch.block > k::MaxInterpretedBlock(launch.vector)) {
+    return absl::InvalidArgumentError(fmt::format("{}: block {} exceeds {} at vector {}", name, launch.block,
+                                                  k::MaxInterpretedBlock(launch.vector), launch.vector));
+  }
+  return absl::OkStatus();
+}
+
 class PointwiseCudaInterpreted : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_interpreted"; }
@@ -64,10 +115,7 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
-    if (!launch.shared_slots && launch.block > k::MaxInterpretedBlock(launch.vector)) {
-      return absl::InvalidArgumentError(fmt::format("{}: block {} exceeds {} at vector {}", name(), launch.block,
-                                                    k::MaxInterpretedBlock(launch.vector), launch.vector));
-    }
+    OPSCHED_RETURN_IF_ERROR(CheckInterpreterBlock(name(), launch));
     return MakePrepared(0, [this, c, launch](const PreparedArgs& a) {
       return Launched(k::LaunchInterpreted(c->bytecode, c->accumulator, PointersOf(a.tensors, c->bytecode), launch,
                                            StreamOf(a.stream)));
@@ -76,44 +124,52 @@ class PointwiseCudaInterpreted : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
-  // The rule for a program no record covers: blocks of 128 and the widest vector that
-  // the innermost run allows while at least 32768 threads remain, up to 32 bytes of each
-  // tensor a thread: 16 lanes where every tensor is f16 or bf16, else 8. From the H100
-  // records of the tuned lines (bench/suites/pointwise.txt and pointwise_train.txt, 24
-  // trials each): 8 lanes in blocks of 128 were within 0-19% of the best config of every
-  // interpreted f32 chain of 4 M elements or more (the former default, 256 threads and 4
-  // lanes, 17-64% slower); on the f16 and bf16 chains 16 lanes in blocks of 128 were
-  // within 0-5% and 8 lanes 17-31% slower. At 64 K elements every config took the same
-  // 6 us (launch-bound).
-  static k::LaunchConfig RuleConfig(const Bytecode& bc) {
-    bool narrow = bc.num_inputs + bc.num_outputs > 0;
-    for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) narrow = narrow && bc.types[t] != ElementType::kF32;
-    k::LaunchConfig c;
-    c.block = 128;
-    c.vector = 1;
-    for (int v : {16, 8, 4, 2}) {
-      if (v <= (narrow ? 16 : 8) && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
-        c.vector = v;
-        break;
-      }
-    }
-    return c;
-  }
-
-  // `shared`: the slots in a shared-memory tile instead of the accumulator's registers.
   static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
-    using C = k::LaunchConfig;
     StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
-    const Bytecode bc = c.ok() ? (*c)->bytecode : Bytecode{};
-    Knobs<C> knobs = LaunchKnobs({128, 256, 512}, {1, 2, 4, 8, 16}, {1, 2, 4}, RuleConfig(bc));
-    knobs.Int("shared", &C::shared_slots, {0, 1})
-        .Constrain("private slots: vector within the innermost run",
-                   [bc](const C& l) { return l.shared_slots || k::VectorFits(bc, l.vector); })
-        .Constrain("private slots: 16 lanes with blocks of at most 256",
-                   [](const C& l) { return l.shared_slots || l.block <= k::MaxInterpretedBlock(l.vector); })
-        .Constrain("shared slots: the tile within 48 KiB",
-                   [bc](const C& l) { return !l.shared_slots || k::TileSharedBytes(bc, l) <= k::kMaxTileSharedBytes; });
-    return knobs;
+    return InterpreterKnobs(c.ok() ? (*c)->bytecode : Bytecode{});
+  }
+};
+
+// The interpreter over the hoisted form (pointwise_hoist.h): one launch per first pass
+// (at the interpreter's rule for its small shape), then the main program at the knobs.
+class PointwiseCudaHoisted : public PointwiseGpu {
+ public:
+  std::string_view name() const override { return "pointwise_cuda_hoisted"; }
+  Status Applicable(const Workload& w, const Target&) const override { return HoistedOf(w).status(); }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = HoistedOf(w);
+    return c.ok() ? (*c)->hoisted->workspace_bytes : 0;
+  }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, HoistedOf(w));
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
+    OPSCHED_RETURN_IF_ERROR(CheckInterpreterBlock(name(), launch));
+    std::vector<k::LaunchConfig> pass_launch;
+    for (const HoistPass& pass : c->hoisted->passes) pass_launch.push_back(InterpreterRule(pass.bytecode));
+    return MakePrepared(c->hoisted->workspace_bytes, [this, c, launch, pass_launch](const PreparedArgs& a) -> Status {
+      const Hoisted& h = *c->hoisted;
+      if (a.workspace_bytes < h.workspace_bytes) return absl::InternalError("pointwise_cuda_hoisted: workspace too small");
+      const void* tensors[kMaxTensors] = {};
+      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
+      for (size_t i = 0; i < h.passes.size(); ++i) {
+        const HoistPass& pass = h.passes[i];
+        OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchInterpreted(pass.bytecode, pass.accumulator,
+                                                              PassPointers(h, i, tensors, a.workspace),
+                                                              pass_launch[i], StreamOf(a.stream))));
+      }
+      const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
+      return Launched(k::LaunchInterpreted(h.bytecode, h.accumulator,
+                                           MainPointers(h, inputs, outputs, tensors, a.workspace), launch,
+                                           StreamOf(a.stream)));
+    });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+
+ private:
+  static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
+    StatusOr<std::shared_ptr<const Compiled>> c = HoistedOf(w);
+    return InterpreterKnobs(c.ok() ? (*c)->hoisted->bytecode : Bytecode{});
   }
 };
 
@@ -329,6 +385,7 @@ class PointwiseCudaUnfused : public PointwiseGpu {
 Status RegisterCudaImpls(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaUnfused>()));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaInterpreted>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaHoisted>()));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaSpecialised>()));
   return absl::OkStatus();
 }

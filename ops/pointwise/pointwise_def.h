@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/close_bound.h"
@@ -18,6 +19,7 @@
 #include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_bytecode.h"
 #include "ops/pointwise/pointwise_expr.h"
+#include "ops/pointwise/pointwise_hoist.h"
 
 namespace opsched::pointwise {
 
@@ -28,10 +30,15 @@ struct Compiled {
   AccCode accumulator;  // the bytecode in accumulator form
   std::vector<TensorDesc> inputs;
   std::vector<TensorDesc> outputs;
+  // The program with its subexpressions over fewer dimensions hoisted into first passes
+  // (pointwise_hoist.h); nullopt where none is worth it.
+  std::optional<Hoisted> hoisted;
 };
 
 // The compiled form of a canonical pointwise workload (cached by workload; thread-safe).
 StatusOr<std::shared_ptr<const Compiled>> CompiledFor(const Workload& canonical);
+// The same where it has a hoisted form (the hoisted implementations apply), else why not.
+StatusOr<std::shared_ptr<const Compiled>> HoistedOf(const Workload& canonical);
 
 // The workspace of the unfused baselines (CPU and CUDA): one f32 buffer of every element
 // per bytecode slot.

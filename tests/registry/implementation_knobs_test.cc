@@ -108,7 +108,7 @@ TEST(ImplementationKnobsTest, CpuImplementationsParseTheirKnobsFromOneDeclaratio
   // The CPU implementations with knobs, each seen on some suite line.
   for (const char* name : {"scatter_cpu_parallel", "reduce_cpu_parallel", "conv2d_cpu_direct", "conv2d_cpu_im2col_gemm",
                            "conv2d_backward_cpu_direct", "pointwise_cpu_interpreted", "pointwise_cpu_unfused",
-                           "pointwise_cpu_specialised"}) {
+                           "pointwise_cpu_specialised", "pointwise_cpu_hoisted"}) {
     EXPECT_EQ(coverage.with_knobs.count(name), 1u) << name;
   }
 }
@@ -146,7 +146,8 @@ TEST(ImplementationKnobsTest, GpuImplementationsDeclareTheirKnobsWithoutADevice)
   if (coverage.seen.empty()) GTEST_SKIP() << "this build registers no GPU implementation (CPU-only or sanitizer build)";
   for (const char* name : {"scatter_cuda_parallel", "scatter_cuda_slice", "reduce_cuda_rows", "reduce_cuda_staged",
                            "reduce_cuda_integer", "conv2d_cuda_direct", "conv2d_cuda_depthwise",
-                           "conv2d_backward_cuda_gemm", "pointwise_cuda_interpreted", "pointwise_cuda_specialised"}) {
+                           "conv2d_backward_cuda_gemm", "pointwise_cuda_interpreted", "pointwise_cuda_specialised",
+                           "pointwise_cuda_hoisted"}) {
     EXPECT_EQ(coverage.with_knobs.count(name), 1u) << name;
   }
 }
