@@ -11,7 +11,8 @@
 // instruction runs before it with no dispatch of its own; the kernel's parameters are read in place
 // (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
 // broadcast input is read once, each output one packed store; the element's coordinates
-// are kept in registers (two for iteration shapes of rank 2 or less, the kernel's R) and
+// are kept in registers (the kernel's R: two for iteration shapes of rank 2 or less,
+// four up to rank 4, such as a per-channel NCHW broadcast over [N, C, H*W]) and
 // each tensor's offset is formed from them where it is loaded or stored. Grid-stride over
 // the groups; indices and offsets are 32-bit where every offset fits (OffsetsFit32).
 //
@@ -263,7 +264,8 @@ __device__ inline Index OffsetAt(const Bytecode& bc, int t, const Index (&coord)
 // with private slots: the lanes of accumulator, operand and four spill slots fit without
 // spilling. R bounds the iteration shape's rank: 2 for most programs (an elementwise
 // chain, a bias broadcast over rows), so that a group keeps two coordinates, not eight,
-// and a tensor's offset is two multiply-adds.
+// and a tensor's offset is two multiply-adds; 4 for per-channel broadcasts in NCHW
+// (batch-norm statistics, a squeeze-excite scale: [N, C, H*W]); 8 otherwise.
 template <int V, typename Spill, typename Index, int R>
 __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBlocks)
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
@@ -445,7 +447,9 @@ gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers&
     AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p);
     return gpuGetLastError();
   }
-  return bc.rank <= 2 ? LaunchRank<V, 2>(bc, code, p, c, stream) : LaunchRank<V, kMaxRank>(bc, code, p, c, stream);
+  if (bc.rank <= 2) return LaunchRank<V, 2>(bc, code, p, c, stream);
+  if (bc.rank <= 4) return LaunchRank<V, 4>(bc, code, p, c, stream);
+  return LaunchRank<V, kMaxRank>(bc, code, p, c, stream);
 }
 
 }  // namespace
