@@ -16,9 +16,10 @@
 //  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default
 //  48        *_cuda_im2col_gemm                1x1, stride 1, no padding, dilation 1,  images=N (the closest legal count)
 //                                              groups 1 (f32 nchw: a batched GEMM)
-//  47        *_cuda_im2col_gemm                1-4 images, C/G*R*S >= 1024, N*P*Q      images=1
-//                                              <= 4608 (one GEMM of a deep reduction
-//                                              per image: a batch-1 layer, atrous)
+//  47        *_cuda_im2col_gemm                1-4 images, C/G*R*S >= 1024, N*P*Q      images=N where P*Q >= 2048,
+//                                              <= 16384 (a GEMM of a deep reduction    else 1
+//                                              per image or two: a batch-1 layer,
+//                                              atrous, a detection or U-Net map)
 //  45        conv2d_cudnn / _bias_act_cudnn    f32, 3x3, stride 1, dilation 1, groups  algo=winograd_nonfused
 //                                              1, C and K >= 32, N >= 8, P*Q <= 3136
 //                                              (ResNet 3x3 layers at training batch)
@@ -51,7 +52,13 @@
 // Winograd off 16-bit data too); there implicit_precomp_gemm is within
 // 2% of the best, or the own im2col GEMM is the best (a 1x512x7x7 3x3 layer: 28 us against
 // 75 for Winograd and 161 for implicit_precomp_gemm; an atrous 4x2048x33x33 layer: 1456
-// against 1812 us for implicit_precomp_gemm). On every 1x1 layer of those records (f32
+// against 1812 us for implicit_precomp_gemm). The records of bench/suites/models/train.txt
+// (H100, 2026-11-27) bound its N*P*Q: the im2col GEMM wins at 6800 (Mask R-CNN's P4 map at
+// batch 2: 290 us over both images, 318 one at a time, 332 for implicit_precomp_gemm) and
+// loses at 27200 (P3: 1121 against 1029 for cuDNN), so the bound is 16384 (4608 before,
+// the largest then measured); over both images where a map has 2048 outputs or more (P4,
+// 3400), one at a time below (32x32 at batch 2: 283 against 313 us; 33x33 at batch 4: 1456
+// against 1787). On every 1x1 layer of those records (f32
 // nchw, 6 layers) the im2col GEMM over all images is the best or within 8% of it, where
 // implicit_precomp_gemm takes 1.9-4.5x on the 5 plain ones (1.05x fused with bias+relu)
 // and the direct kernel 1.7-2.7x. On their f32
@@ -137,14 +144,15 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
          c.Set("images", MakeProblem(w).n);
          return c;
        }},
-      {47, op + "_cuda_im2col_gemm", "1-4 images, C/G*R*S >= 1024, N*P*Q <= 4608",
+      {47, op + "_cuda_im2col_gemm", "1-4 images, C/G*R*S >= 1024, N*P*Q <= 16384",
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);
-         return OnGpu(t) && p.n <= 4 && p.reduction_length() >= 1024 && p.n * p.p * p.q <= 4608;
+         return OnGpu(t) && p.n <= 4 && p.reduction_length() >= 1024 && p.n * p.p * p.q <= 16384;
        },
-       [](const Workload&, const Target&) {
+       [](const Workload& w, const Target&) {
+         const conv2d::Problem p = MakeProblem(w);
          Config c;
-         c.Set("images", 1);
+         c.Set("images", p.p * p.q >= 2048 ? p.n : 1);
          return c;
        }},
       {45, op + "_cudnn", "f32, 3x3, stride 1, dilation 1, groups 1, C and K >= 32, N >= 8, P*Q <= 3136",
