@@ -12,6 +12,7 @@
 // earlier statement (its f32 value, before any output rounding).
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,5 +64,7 @@ std::string ProgramText(const Program& p);
 std::string_view OpName(OpCode op);
 // Operations in a tree (loads and constants not counted).
 int CountOps(const Expr& e);
+// Adds the names a tree loads to `names`.
+void CollectNames(const Expr& e, std::set<std::string>* names);
 
 }  // namespace opsched::pointwise

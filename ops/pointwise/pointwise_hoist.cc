@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "core/format.h"
 #include "ops/pointwise/pointwise_accumulate.h"
@@ -95,9 +98,15 @@ struct Hoister {
   }
 };
 
-void CollectLoads(const Expr& e, std::map<std::string, bool>* names) {
-  if (e.op == OpCode::kLoad) (*names)[e.name] = true;
-  for (const Expr& a : e.args) CollectLoads(a, names);
+// The bytecode and its accumulator form, or nullopt where the program exceeds their
+// limits.
+std::optional<std::pair<Bytecode, AccCode>> CompileBoth(const Program& p, const std::vector<TensorDesc>& inputs,
+                                                        const std::vector<TensorDesc>& outputs) {
+  StatusOr<Bytecode> bc = Compile(p, inputs, outputs);
+  if (!bc.ok()) return std::nullopt;
+  StatusOr<AccCode> code = ToAccumulatorForm(*bc);
+  if (!code.ok()) return std::nullopt;
+  return std::make_pair(*std::move(bc), *std::move(code));
 }
 
 }  // namespace
@@ -134,11 +143,11 @@ std::optional<Hoisted> Hoist(const Program& p, const std::vector<TensorDesc>& in
   for (DimMask m : pass_masks) {
     HoistPass pass;
     Program program;
-    std::map<std::string, bool> loads;
+    std::set<std::string> loads;
     std::vector<TensorDesc> pass_outputs;
     for (size_t k = 0; k < h.values.size(); ++k) {
       if (h.value_masks[k] != m) continue;
-      CollectLoads(h.values[k], &loads);
+      CollectNames(h.values[k], &loads);
       program.outputs.push_back(ValueName(static_cast<int>(k)));
       program.values.push_back(h.values[k]);
       pass.values.push_back(static_cast<int>(k));
@@ -151,12 +160,9 @@ std::optional<Hoisted> Hoist(const Program& p, const std::vector<TensorDesc>& in
       pass_inputs.push_back(inputs[i]);
       pass.inputs.push_back(static_cast<int>(i));
     }
-    StatusOr<Bytecode> bc = Compile(program, pass_inputs, pass_outputs);
-    if (!bc.ok()) return std::nullopt;
-    StatusOr<AccCode> code = ToAccumulatorForm(*bc);
-    if (!code.ok()) return std::nullopt;
-    pass.bytecode = *bc;
-    pass.accumulator = *code;
+    auto compiled = CompileBoth(program, pass_inputs, pass_outputs);
+    if (!compiled) return std::nullopt;
+    std::tie(pass.bytecode, pass.accumulator) = *std::move(compiled);
     result.passes.push_back(std::move(pass));
   }
 
@@ -166,12 +172,9 @@ std::optional<Hoisted> Hoist(const Program& p, const std::vector<TensorDesc>& in
     result.program.inputs.push_back(ValueName(static_cast<int>(k)));
     main_inputs.push_back(value_descs[k]);
   }
-  StatusOr<Bytecode> bc = Compile(result.program, main_inputs, outputs);
-  if (!bc.ok()) return std::nullopt;
-  StatusOr<AccCode> code = ToAccumulatorForm(*bc);
-  if (!code.ok()) return std::nullopt;
-  result.bytecode = *bc;
-  result.accumulator = *code;
+  auto compiled = CompileBoth(result.program, main_inputs, outputs);
+  if (!compiled) return std::nullopt;
+  std::tie(result.bytecode, result.accumulator) = *std::move(compiled);
   return result;
 }
 

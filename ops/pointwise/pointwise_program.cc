@@ -44,11 +44,6 @@ int CountNodes(const Expr& e) {
   return n;
 }
 
-void CollectNames(const Expr& e, std::set<std::string>* names) {
-  if (e.op == OpCode::kLoad) names->insert(e.name);
-  for (const Expr& a : e.args) CollectNames(a, names);
-}
-
 struct Binder {
   const std::set<std::string>& declared;
   const std::set<std::string>& assigned;
@@ -139,6 +134,11 @@ std::string ProgramText(const Program& p) {
     out += (i ? "; " : "") + p.outputs[i] + "=" + ExprText(p.values[i]);
   }
   return out;
+}
+
+void CollectNames(const Expr& e, std::set<std::string>* names) {
+  if (e.op == OpCode::kLoad) names->insert(e.name);
+  for (const Expr& a : e.args) CollectNames(a, names);
 }
 
 int CountOps(const Expr& e) {
