@@ -4,6 +4,8 @@
 //
 //  priority  implementation              when                                   default config
 //  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
+//  39        pointwise_cuda_batchnorm    GPU, the program is batch-norm inference its default: block=256 vector=8 items=1
+//                                        (pointwise_batchnorm.h)
 //  37        pointwise_cuda_hoisted      GPU, >= 2 operations an element hoisted its default: the interpreter's rule over
 //                                        (pointwise_hoist.h), >= 4M elements    its main program (below)
 //  35        pointwise_cuda_interpreted  GPU                                    its default: shared=0 block=128 items=1,
@@ -11,13 +13,17 @@
 //                                                                     32768 threads left, up to 32 bytes a tensor (16
 //                                                                     lanes of f16/bf16, else 8)
 //  30        pointwise_cpu_specialised   CPU, the program is a known chain      threads=all (>= 64K elements), else 1
+//  25        pointwise_cpu_batchnorm     CPU, the program is batch-norm inference threads=all (>= 64K elements), else 1
 //  20        pointwise_cpu_interpreted   CPU, >= 64K elements                   its default: threads=all chunk=65536
 //  10        pointwise_cpu_interpreted   CPU                                    threads=1 chunk=65536
 // (pointwise_cpu_hoisted, like the unfused ones, only where a record says so.)
 //
+// Batch-norm inference is one launch that reads a channel's statistics once per run of
+// its elements, where hoisting takes two launches and the interpreter's dispatch.
 // Hoisting costs a launch per first pass (a few microseconds) and saves the hoisted
 // operations at every output element: the rule takes it where that is at least 8M
 // operations a call.
+#include "ops/pointwise/pointwise_batchnorm.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
 #include "registry/cpu_knobs.h"
@@ -35,11 +41,25 @@ int64_t Elements(const Workload& w) {
 // The CPU implementations' default thread count (registry/cpu_knobs.h): all cores.
 int64_t AllThreads(const Target& t) { return CpuThreadCounts(t).back(); }
 
+// A loop's config: all threads from 64K elements, else one.
+Config ThreadsBySize(const Workload& w, const Target& t) {
+  Config c;
+  c.Set("threads", Elements(w) >= 65536 ? AllThreads(t) : 1);
+  return c;
+}
+
 std::unique_ptr<Strategy> MakePointwiseStrategy() {
   std::vector<StrategyRule> rules = {
       {40, "pointwise_cuda_specialised", "GPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
        [](const Workload& w, const Target& t) {
          return t.kind == DeviceKind::kCuda && pointwise::SpecialisedChain(w).has_value() && Elements(w) < (int64_t(1) << 32);
+       },
+       nullptr},
+      {39, "pointwise_cuda_batchnorm", "GPU, the program is batch-norm inference",
+       [](const Workload& w, const Target& t) {
+         if (t.kind != DeviceKind::kCuda) return false;
+         StatusOr<pointwise::BatchNormPlan> plan = pointwise::BatchNormPlanFor(w);
+         return plan.ok() && plan->numel < (int64_t(1) << 32);
        },
        nullptr},
       {37, "pointwise_cuda_hoisted", "GPU, >= 2 operations an output element hoisted, >= 4M elements",
@@ -53,11 +73,10 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
        nullptr},
       {30, "pointwise_cpu_specialised", "CPU, the program is bias+act, scale+residual, an activation alone or the lstm cell",
        [](const Workload& w, const Target& t) { return OnCpu(t) && pointwise::SpecialisedChain(w).has_value(); },
-       [](const Workload& w, const Target& t) {
-         Config c;
-         c.Set("threads", Elements(w) >= 65536 ? AllThreads(t) : 1);
-         return c;
-       }},
+       ThreadsBySize},
+      {25, "pointwise_cpu_batchnorm", "CPU, the program is batch-norm inference",
+       [](const Workload& w, const Target& t) { return OnCpu(t) && pointwise::BatchNormPlanFor(w).ok(); },
+       ThreadsBySize},
       {20, "pointwise_cpu_interpreted", "CPU, >= 64K elements",
        [](const Workload& w, const Target& t) { return OnCpu(t) && Elements(w) >= 65536; }, nullptr},
       {10, "pointwise_cpu_interpreted", "CPU", [](const Workload&, const Target& t) { return OnCpu(t); },

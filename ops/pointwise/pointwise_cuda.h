@@ -10,6 +10,8 @@
 //                      over the iteration space either way.
 //   LaunchChain        templated kernels for the chains of pointwise_match.h: no bytecode,
 //                      every input periodic in the row-major output order.
+//   LaunchBatchNorm    batch-norm inference with per-channel statistics
+//                      (pointwise_batchnorm.h), no bytecode.
 #pragma once
 
 #include <cstddef>
@@ -72,5 +74,27 @@ struct ChainArgs {
   int64_t numel = 0;
 };
 gpuError_t LaunchChain(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream);
+
+// Batch-norm inference (pointwise_batchnorm.h): out = act((x - m) * g * rsqrt(v + eps) + b).
+// Element i belongs to channel (i / inner) % channels. A thread takes `vector`
+// consecutive elements at a time: of one channel where inner > 1 (vector dividing
+// inner), of `vector` consecutive channels where inner is 1 (vector dividing channels);
+// it reads a channel's statistics once for as long as its elements stay in the channel.
+struct BatchNormArgs {
+  ElementType type = ElementType::kF32;  // of x and out
+  ElementType param_type[4] = {};        // m, v, g, b
+  const void* x = nullptr;
+  const void* param[4] = {};             // nullptr: g or b absent
+  void* out = nullptr;
+  int channel_stride[4] = {};            // 1: per channel; 0: one element
+  float eps = 0;
+  OpCode act = OpCode::kCastF32;         // kCastF32: none
+  int64_t numel = 0;                     // below 2^32
+  int64_t channels = 1;
+  int64_t inner = 1;
+};
+// The widest of 8, 4, 2, 1 up to `vector` that the plan's runs allow.
+int BatchNormVector(const BatchNormArgs& a, int vector);
+gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream);
 
 }  // namespace opsched::pointwise::gpu_kernels

@@ -7,6 +7,8 @@
 //   pointwise_cuda_hoisted      the interpreter over the hoisted form (pointwise_hoist.h):
 //                               a launch per first pass, then the main program.
 //   pointwise_cuda_specialised  one launch of the chain's templated kernel (pointwise_match.h).
+//   pointwise_cuda_batchnorm    one launch of the batch-norm inference kernel
+//                               (pointwise_batchnorm.h): statistics read once per channel run.
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
 #include <array>
@@ -14,6 +16,7 @@
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
 #include "ops/pointwise/pointwise_accumulate.h"
+#include "ops/pointwise/pointwise_batchnorm.h"
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_match.h"
@@ -250,6 +253,50 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
   }
 };
 
+class PointwiseCudaBatchNorm : public PointwiseGpu {
+ public:
+  std::string_view name() const override { return "pointwise_cuda_batchnorm"; }
+  Status Applicable(const Workload& w, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, BatchNormPlanFor(w));
+    if (plan.numel >= (int64_t(1) << 32)) return absl::InvalidArgumentError("the batch-norm kernel indexes elements in 32 bits");
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
+  // Prepare plans once and fills the kernel's arguments but the pointers; Run binds them.
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target& t) const override {
+    OPSCHED_RETURN_IF_ERROR(Applicable(w, t));
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf().Parse(config));
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, PlanBatchNorm(*c));
+    const Bytecode& bc = c->bytecode;
+    k::BatchNormArgs args;
+    args.type = bc.types[plan.x];
+    for (int p = 0; p < 4; ++p) {
+      if (plan.param[p] >= 0) args.param_type[p] = bc.types[plan.param[p]];
+      args.channel_stride[p] = plan.channel_stride[p];
+    }
+    args.eps = plan.eps;
+    args.act = plan.act;
+    args.numel = plan.numel;
+    args.channels = plan.channels;
+    args.inner = plan.inner;
+    const int out = bc.num_inputs;
+    return MakePrepared(0, [this, args, plan, out, launch](const PreparedArgs& a) {
+      k::BatchNormArgs bound = args;
+      bound.x = a.tensors[plan.x].data;
+      for (int p = 0; p < 4; ++p) bound.param[p] = plan.param[p] >= 0 ? a.tensors[plan.param[p]].data : nullptr;
+      bound.out = a.tensors[out].data;
+      return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream)));
+    });
+  }
+  Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
+
+ private:
+  static Knobs<k::LaunchConfig> KnobsOf() {
+    return LaunchKnobs({128, 256, 512, 1024}, {1, 2, 4, 8}, {1, 2, 4, 8}, k::LaunchConfig{.block = 256, .vector = 8});
+  }
+};
+
 class PointwiseCudaUnfused : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_unfused"; }
@@ -387,6 +434,7 @@ Status RegisterCudaImpls(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaInterpreted>()));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaHoisted>()));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaSpecialised>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<PointwiseCudaBatchNorm>()));
   return absl::OkStatus();
 }
 

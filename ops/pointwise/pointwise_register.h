@@ -16,6 +16,7 @@ Status Register(Registry& registry);
 Status RegisterDef(Registry& registry);
 Status RegisterCpu(Registry& registry);
 Status RegisterCpuSpecialised(Registry& registry);
+Status RegisterCpuBatchNorm(Registry& registry);
 Status RegisterCudaImpls(Registry& registry);  // a CUDA build
 
 }  // namespace opsched::pointwise

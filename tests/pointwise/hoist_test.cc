@@ -115,13 +115,14 @@ TEST(HoistTest, RuleTakesTheHoistedFormForTwoOperationsOverFourMillionElements) 
            Case{"pointwise x=f32[4096,4096] b=f32[4096] g=f32[4096] out=f32[4096,4096] "
                 "expr=\"max(min((x-b)*rsqrt(g*g+1e-5)*0.5+b, 6), 0)\"",
                 "pointwise_cuda_hoisted"},
-           // 3 operations (g*rsqrt(v+1e-5)), 4M elements exactly.
+           // 3 operations (g*rsqrt(v+1e-5)), 4M elements exactly (batch-norm with an exp
+           // after it: not the batchnorm implementations' chain).
            Case{"pointwise x=f32[16,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
-                "out=f32[16,64,64,64] expr=\"(x-m)*rsqrt(v+1e-5)*g+b\"",
+                "out=f32[16,64,64,64] expr=\"exp((x-m)*rsqrt(v+1e-5)*g+b)\"",
                 "pointwise_cuda_hoisted"},
            // The same below 4M elements.
            Case{"pointwise x=f32[15,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
-                "out=f32[15,64,64,64] expr=\"(x-m)*rsqrt(v+1e-5)*g+b\"",
+                "out=f32[15,64,64,64] expr=\"exp((x-m)*rsqrt(v+1e-5)*g+b)\"",
                 "pointwise_cuda_interpreted"},
            // One operation hoisted (silu(b)), 16M elements.
            Case{"pointwise x=f32[4096,4096] b=f32[4096] out=f32[4096,4096] expr=\"x*silu(b)\"",

@@ -1,0 +1,198 @@
+// Batch-norm inference (ops/pointwise/pointwise_batchnorm.h): which programs and layouts
+// the batchnorm implementations take, and that they (with every other implementation
+// that applies) match the float64 reference on fresh inputs: NCHW and channels-last,
+// f32/f16/bf16 with statistics of their own dtype, g and b absent, one-element
+// statistics, odd runs, empty and one-element tensors, in place.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/format.h"
+#include "ops/pointwise/pointwise_batchnorm.h"
+#include "ops/pointwise/pointwise_def.h"
+#include "strategies/dispatcher.h"
+#include "tests/ops/op_test_util.h"
+#include "tests/records/record_factory.h"
+#include "tests/test_util.h"
+
+namespace opsched {
+namespace {
+
+using pointwise::BatchNormPlan;
+
+Workload Canonical(const std::string& line) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+  EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+  return w.ok() ? *w : Workload();
+}
+
+StatusOr<BatchNormPlan> PlanOf(const std::string& line) { return pointwise::BatchNormPlanFor(Canonical(line)); }
+
+// The input number of a name (inputs are numbered in name order).
+int Input(const std::string& line, const std::string& name) {
+  StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::CompiledFor(Canonical(line));
+  if (!c.ok()) return -2;
+  const auto& in = (*c)->program.inputs;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+TEST(BatchNormTest, PlansNchwAndChannelsLastWithTheirRoles) {
+  const std::string nchw = "pointwise x=f32[32,64,56,56] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
+                           "out=f32[32,64,56,56] expr=\"max((x-m)*rsqrt(v+1e-5)*g+b,0)\"";
+  StatusOr<BatchNormPlan> p = PlanOf(nchw);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->x, Input(nchw, "x"));
+  EXPECT_EQ(p->param[BatchNormPlan::kMean], Input(nchw, "m"));
+  EXPECT_EQ(p->param[BatchNormPlan::kVar], Input(nchw, "v"));
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], Input(nchw, "g"));
+  EXPECT_EQ(p->param[BatchNormPlan::kShift], Input(nchw, "b"));
+  EXPECT_FLOAT_EQ(p->eps, 1e-5f);
+  EXPECT_EQ(p->act, pointwise::OpCode::kRelu);
+  EXPECT_EQ(p->channels, 64);
+  EXPECT_EQ(p->inner, 56 * 56);
+  EXPECT_EQ(p->numel, int64_t(32) * 64 * 56 * 56);
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(p->channel_stride[k], 1) << k;
+
+  // Channels-last bf16 activations with f32 statistics; the factors in another order, no g.
+  const std::string nhwc = "pointwise x=bf16[64,28,28,512] m=f32[512] v=f32[512] b=f32[512] out=bf16[64,28,28,512] "
+                           "expr=\"silu(b+rsqrt(1e-3+v)*(x-m))\"";
+  p = PlanOf(nhwc);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], -1);
+  EXPECT_EQ(p->param[BatchNormPlan::kShift], Input(nhwc, "b"));
+  EXPECT_FLOAT_EQ(p->eps, 1e-3f);
+  EXPECT_EQ(p->act, pointwise::OpCode::kSilu);
+  EXPECT_EQ(p->channels, 512);
+  EXPECT_EQ(p->inner, 1);
+
+  // One-element statistics beside per-channel ones; no b, no activation.
+  p = PlanOf("pointwise x=f32[33,8] m=f32[8] v=f32[1] g=f32[8] out=f32[33,8] expr=\"(x-m)*g*rsqrt(v+0.5)\"");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->act, pointwise::OpCode::kCastF32);
+  EXPECT_EQ(p->param[BatchNormPlan::kShift], -1);
+  EXPECT_EQ(p->channel_stride[BatchNormPlan::kMean], 1);
+  EXPECT_EQ(p->channel_stride[BatchNormPlan::kVar], 0);
+  EXPECT_EQ(p->channels, 8);
+  EXPECT_EQ(p->inner, 1);
+}
+
+TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
+  struct Case {
+    const char* line;
+    const char* reason;
+  };
+  for (const Case& c : {
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] b=f32[8,1] c=f32[8,1] out=f32[4,8,5] "
+                "expr=\"(x-m)*rsqrt(v+1e-5)+b+c\"",
+                "more than two terms"},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)/sqrt(v+1e-5)\"",
+                "an unexpected factor '(x-m)/sqrt(1e-05+v)'"},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*rsqrt(v*2)\"",
+                "rsqrt of other than v + eps"},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"exp((x-m)*rsqrt(v+1e-5))\"",
+                "an unexpected factor 'exp("},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] g=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*g\"",
+                "no factor rsqrt(v + eps)"},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"max((x-m)*rsqrt(v+1e-5),6)\"",
+                "a max that is not with 0"},
+           // The statistics vary over two dimensions, or along different ones.
+           Case{"pointwise x=f32[4,8,5] m=f32[4,8,1] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                "is not per channel"},
+           Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[5] out=f32[4,8,5] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                "statistics along different dimensions"},
+           // x broadcast, x strided, x of another dtype than the output.
+           Case{"pointwise x=f32[8,1] m=f32[4,8,5] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                "not of the output's shape and layout"},
+           Case{"pointwise x=f32[8,6]:[1,8] m=f32[6] v=f32[6] out=f32[8,6] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                "not of the output's shape and layout"},
+           Case{"pointwise x=f16[8,6] m=f32[6] v=f32[6] out=f32[8,6] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                "differ in dtype"},
+       }) {
+    StatusOr<BatchNormPlan> p = PlanOf(c.line);
+    ASSERT_FALSE(p.ok()) << c.line;
+    EXPECT_NE(p.status().message().find(c.reason), std::string::npos) << c.line << ": " << p.status();
+  }
+}
+
+// The rules take the batchnorm implementations for batch-norm programs, on the GPU from
+// shapes alone (no GPU needed), above hoisting.
+TEST(BatchNormTest, RulesTakeTheBatchNormImplementations) {
+  const std::string bn = "pointwise x=f32[16,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
+                         "out=f32[16,64,64,64] expr=\"(x-m)*rsqrt(v+1e-5)*g+b\"";
+  const std::string not_bn = "pointwise x=f32[16,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
+                             "out=f32[16,64,64,64] expr=\"exp((x-m)*rsqrt(v+1e-5)*g+b)\"";
+  std::vector<std::pair<Target, std::string>> targets = {{CpuTarget(), "cpu"}};
+  if (Registry::Global().FindImplementation("pointwise_cuda_batchnorm") != nullptr) {
+    targets.emplace_back(records::testing::TestGpu("NVIDIA H100 80GB HBM3"), "cuda");
+  }
+  for (const auto& [target, kind] : targets) {
+    Dispatcher d(Registry::Global(), target, nullptr, DispatchOptions{});
+    StatusOr<const CachedDecision*> got = d.Decide(Canonical(bn));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*got)->decision.implementation->name(), "pointwise_" + kind + "_batchnorm");
+    EXPECT_EQ((*got)->decision.provenance, Provenance::kHeuristic);
+    got = d.Decide(Canonical(not_bn));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_NE((*got)->decision.implementation->name(), "pointwise_" + kind + "_batchnorm");
+  }
+}
+
+class BatchNormRuns : public ::testing::TestWithParam<DeviceKind> {};
+
+TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
+  const bool cpu = GetParam() == DeviceKind::kCpu;
+  if (!cpu) OPSCHED_REQUIRE_GPU();
+  const Target target = cpu ? CpuTarget() : *QueryTarget(Device{gpu::BackendKind(), 0});
+  const Registry& registry = Registry::Global();
+  const Implementation& bn = *registry.FindImplementation(cpu ? "pointwise_cpu_batchnorm" : "pointwise_cuda_batchnorm");
+  std::mt19937_64 rng{std::random_device{}()};
+  int runs = 0;
+  for (const char* line : {
+           // NCHW, runs of 63 (one lane), 64 (8 lanes) and 196 (4 lanes).
+           "pointwise a=f32[3,5,7,9] m=f32[5,1,1] v=f32[5,1,1] g=f32[5,1,1] b=f32[5,1,1] out=f32[3,5,7,9] "
+           "expr=\"(a-m)*rsqrt(v+1e-5)*g+b\"",
+           "pointwise a=f32[2,6,8,8] m=f32[6,1,1] v=f32[6,1,1] g=f32[6,1,1] b=f32[6,1,1] out=f32[2,6,8,8] "
+           "expr=\"max((a-m)*rsqrt(v+1e-5)*g+b,0)\"",
+           "pointwise a=f16[4,16,14,14] m=f16[16,1,1] v=f16[16,1,1] g=f16[16,1,1] b=f16[16,1,1] out=f16[4,16,14,14] "
+           "expr=\"silu((a-m)*rsqrt(v+1e-3)*g+b)\"",
+           // Channels-last: 24 channels (8 lanes), 96 (the grid a multiple of the channels), 6 (2 lanes).
+           "pointwise a=bf16[2,5,5,24] m=f32[24] v=f32[24] g=f32[24] b=f32[24] out=bf16[2,5,5,24] "
+           "expr=\"silu((a-m)*rsqrt(v+1e-5)*g+b)\"",
+           "pointwise a=f16[2,9,9,96] m=f16[96] v=f16[96] g=f16[96] b=f16[96] out=f16[2,9,9,96] "
+           "expr=\"gelu_tanh((a-m)*rsqrt(v+1e-5)*g+b)\"",
+           "pointwise a=f32[7,6] m=bf16[6] v=f16[6] g=f32[6] b=f32[6] out=f32[7,6] expr=\"tanh((a-m)*rsqrt(v+1e-5)*g+b)\"",
+           // g and b absent; one-element statistics; sigmoid and gelu.
+           "pointwise a=f32[4,10,3] m=f32[10,1] v=f32[10,1] out=f32[4,10,3] expr=\"(a-m)*rsqrt(v+1e-3)\"",
+           "pointwise a=f32[33,8] m=f32[8] v=f32[1] g=f32[8] b=f32[1] out=f32[33,8] expr=\"gelu((a-m)*rsqrt(v+0.1)*g+b)\"",
+           "pointwise a=bf16[5,3,11] m=f32[1] v=f32[1] b=f32[3,1] out=bf16[5,3,11] expr=\"sigmoid((a-m)*rsqrt(v+1e-5)+b)\"",
+           // Larger: many groups a thread (grid-stride).
+           "pointwise a=f32[8,32,24,24] m=f32[32,1,1] v=f32[32,1,1] g=f32[32,1,1] b=f32[32,1,1] out=f32[8,32,24,24] "
+           "expr=\"relu((a-m)*rsqrt(v+1e-5)*g+b)\"",
+           // Edges: one element, empty.
+           "pointwise a=f32[1] m=f32[1] v=f32[1] g=f32[1] b=f32[1] out=f32[1] expr=\"(a-m)*rsqrt(v+1e-5)*g+b\"",
+           "pointwise a=f32[0,4,5] m=f32[4,1] v=f32[4,1] out=f32[0,4,5] expr=\"(a-m)*rsqrt(v+1e-5)\"",
+       }) {
+    const Workload w = Canonical(line);
+    OPSCHED_ASSERT_OK(Annotate(bn.Applicable(w, target), line));
+    for (bool in_place : {false, true}) {
+      TrialOptions options;
+      options.seed = rng();
+      options.in_place = in_place;
+      int n = 0;
+      OPSCHED_EXPECT_OK(Annotate(testing::CheckAllImplementations(registry, w, target, options, 8, rng, &n),
+                                 fmt::format("{}{}", line, in_place ? " (in place)" : "")));
+      EXPECT_GT(n, 0) << line;
+      runs += n;
+    }
+  }
+  EXPECT_GE(runs, 24);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, BatchNormRuns, ::testing::Values(DeviceKind::kCpu, DeviceKind::kCuda),
+                         [](const auto& info) { return std::string(DeviceKindName(info.param)); });
+
+}  // namespace
+}  // namespace opsched
