@@ -30,72 +30,103 @@ void Operands(OpCode op, const Expr& e, std::vector<const Expr*>* out) {
   }
 }
 
-// The roles of the program's one output, structurally (operand order free where the
-// operation commutes).
-Status Match(const Program& p, BatchNormPlan* plan) {
+// The factors of the term that holds x: x - m (or x alone), rsqrt(v + eps), g; each
+// optional but x. Two loads without x - m are x and g either way round: both plans go to
+// *out, the layout decides (PlanBatchNorm).
+Status MatchProduct(const Program& p, const Expr& term, BatchNormPlan plan, std::vector<BatchNormPlan>* out) {
+  std::vector<const Expr*> factors;
+  Operands(OpCode::kMul, term, &factors);
+  std::vector<int> loads;
+  bool centred = false;
+  for (const Expr* f : factors) {
+    if (f->op == OpCode::kSub && f->args.size() == 2 && !centred) {
+      centred = true;
+      plan.x = InputNumber(p, f->args[0]);
+      plan.param[BatchNormPlan::kMean] = InputNumber(p, f->args[1]);
+      if (plan.x < 0 || plan.param[BatchNormPlan::kMean] < 0) return NotBatchNorm("x - m of other than two tensors");
+    } else if (f->op == OpCode::kRsqrt && f->args.size() == 1 && plan.param[BatchNormPlan::kVar] < 0) {
+      const Expr& sum = f->args[0];
+      const int c = sum.args.size() == 2 && sum.args[0].op == OpCode::kConst ? 0 : 1;
+      if (sum.op != OpCode::kAdd || sum.args.size() != 2 || sum.args[c].op != OpCode::kConst ||
+          InputNumber(p, sum.args[1 - c]) < 0) {
+        return NotBatchNorm("rsqrt of other than v + eps");
+      }
+      plan.eps = static_cast<float>(sum.args[c].value);
+      plan.param[BatchNormPlan::kVar] = InputNumber(p, sum.args[1 - c]);
+    } else if (InputNumber(p, *f) >= 0) {
+      loads.push_back(InputNumber(p, *f));
+    } else {
+      return NotBatchNorm(fmt::format("an unexpected factor '{}'", ExprText(*f)));
+    }
+  }
+  if (loads.size() > (centred ? 1u : 2u)) return NotBatchNorm("more factors than x, rsqrt(v + eps) and g");
+  if (!centred && loads.empty()) return NotBatchNorm("no factor x");
+  if (centred) {
+    if (!loads.empty()) plan.param[BatchNormPlan::kScale] = loads[0];
+    out->push_back(plan);
+    return absl::OkStatus();
+  }
+  for (size_t k = 0; k < loads.size(); ++k) {
+    BatchNormPlan q = plan;
+    q.x = loads[k];
+    if (loads.size() == 2) q.param[BatchNormPlan::kScale] = loads[1 - k];
+    out->push_back(q);
+  }
+  return absl::OkStatus();
+}
+
+// The plans that the program's one output fits, structurally (operand order free where
+// the operation commutes); their layouts are checked after.
+Status Match(const Program& p, std::vector<BatchNormPlan>* out) {
   if (p.values.size() != 1) return NotBatchNorm("the program has several outputs");
+  BatchNormPlan plan;
   const Expr* e = &p.values[0];
   for (OpCode act : {OpCode::kRelu, OpCode::kGelu, OpCode::kGeluTanh, OpCode::kSilu, OpCode::kSigmoid, OpCode::kTanh}) {
     if (e->op == act && e->args.size() == 1) {
-      plan->act = act;
+      plan.act = act;
       e = &e->args[0];
       break;
     }
   }
   // max(y, 0) is relu(y) but for the sign of a zero y (-0 there, +0 here).
-  if (plan->act == OpCode::kCastF32 && e->op == OpCode::kMax && e->args.size() == 2) {
+  if (plan.act == OpCode::kCastF32 && e->op == OpCode::kMax && e->args.size() == 2) {
     const bool zero_first = e->args[0].op == OpCode::kConst && e->args[0].value == 0;
     const bool zero_second = e->args[1].op == OpCode::kConst && e->args[1].value == 0;
     if (!zero_first && !zero_second) return NotBatchNorm("a max that is not with 0");
-    plan->act = OpCode::kRelu;
+    plan.act = OpCode::kRelu;
     e = &e->args[zero_first ? 1 : 0];
   }
   std::vector<const Expr*> terms;
   Operands(OpCode::kAdd, *e, &terms);
-  const Expr* product = terms[0];
-  if (terms.size() == 2) {
-    const int first = InputNumber(p, *terms[0]), second = InputNumber(p, *terms[1]);
-    if ((first >= 0) == (second >= 0)) return NotBatchNorm("the sum is not the product plus a tensor b");
-    plan->param[BatchNormPlan::kShift] = first >= 0 ? first : second;
-    product = terms[first >= 0 ? 1 : 0];
-  } else if (terms.size() != 1) {
-    return NotBatchNorm("a sum of more than two terms");
+  if (terms.size() > 2) return NotBatchNorm("a sum of more than two terms");
+  if (terms.size() == 1) return MatchProduct(p, *terms[0], plan, out);
+  // The term that is one tensor is b (either, where both are: x + b).
+  bool any = false;
+  Status first = absl::OkStatus();
+  for (int k = 0; k < 2; ++k) {
+    const int b = InputNumber(p, *terms[1 - k]);
+    if (b < 0) continue;
+    any = true;
+    BatchNormPlan q = plan;
+    q.param[BatchNormPlan::kShift] = b;
+    Status s = MatchProduct(p, *terms[k], q, out);
+    if (first.ok()) first = s;
   }
-  std::vector<const Expr*> factors;
-  Operands(OpCode::kMul, *product, &factors);
-  for (const Expr* f : factors) {
-    if (f->op == OpCode::kSub && f->args.size() == 2 && plan->x < 0) {
-      plan->x = InputNumber(p, f->args[0]);
-      plan->param[BatchNormPlan::kMean] = InputNumber(p, f->args[1]);
-      if (plan->x < 0 || plan->param[BatchNormPlan::kMean] < 0) return NotBatchNorm("x - m of other than two tensors");
-    } else if (f->op == OpCode::kRsqrt && f->args.size() == 1 && plan->param[BatchNormPlan::kVar] < 0) {
-      const Expr& sum = f->args[0];
-      if (sum.op != OpCode::kAdd || sum.args.size() != 2) return NotBatchNorm("rsqrt of other than v + eps");
-      const int c = sum.args[0].op == OpCode::kConst ? 0 : 1;
-      if (sum.args[c].op != OpCode::kConst) return NotBatchNorm("rsqrt of other than v + eps");
-      plan->eps = static_cast<float>(sum.args[c].value);
-      plan->param[BatchNormPlan::kVar] = InputNumber(p, sum.args[1 - c]);
-      if (plan->param[BatchNormPlan::kVar] < 0) return NotBatchNorm("rsqrt of other than v + eps");
-    } else if (InputNumber(p, *f) >= 0 && plan->param[BatchNormPlan::kScale] < 0) {
-      plan->param[BatchNormPlan::kScale] = InputNumber(p, *f);
-    } else {
-      return NotBatchNorm(fmt::format("an unexpected factor '{}'", ExprText(*f)));
-    }
-  }
-  if (plan->x < 0) return NotBatchNorm("no factor x - m");
-  if (plan->param[BatchNormPlan::kVar] < 0) return NotBatchNorm("no factor rsqrt(v + eps)");
-  return absl::OkStatus();
+  if (!any) return NotBatchNorm("the sum is not the product plus a tensor b");
+  return out->empty() ? first : absl::OkStatus();
 }
 
-}  // namespace
-
-StatusOr<BatchNormPlan> PlanBatchNorm(const Compiled& c) {
-  BatchNormPlan plan;
-  OPSCHED_RETURN_IF_ERROR(Match(c.program, &plan));
+// Whether `plan`'s tensors have its layouts (x the output's, the statistics per channel),
+// filling in the channels.
+Status Legal(const Compiled& c, BatchNormPlan* plan_out) {
+  BatchNormPlan& plan = *plan_out;
   const Bytecode& bc = c.bytecode;
   const int out = bc.num_inputs;
   if (bc.num_outputs != 1) return NotBatchNorm("the program has several outputs");
   if (bc.types[plan.x] != bc.types[out]) return NotBatchNorm("x and the output differ in dtype");
+  bool statistic = false;
+  for (int k = 0; k < 4; ++k) statistic = statistic || plan.param[k] >= 0;
+  if (!statistic) return NotBatchNorm("no per-channel operand");
   plan.numel = bc.numel;
   // x: the outputs' layout (contiguous over the iteration shape).
   int64_t contiguous = 1;
@@ -129,7 +160,26 @@ StatusOr<BatchNormPlan> PlanBatchNorm(const Compiled& c) {
   } else {
     plan.inner = std::max<int64_t>(bc.numel, 1);
   }
-  return plan;
+  // Statistics as large as x (two full tensors merged into one dimension) are no channels.
+  if (plan.channels == plan.numel && plan.numel > 1) return NotBatchNorm("the statistics do not broadcast over x");
+  if (plan.channels > kMaxBatchNormChannels) {
+    return NotBatchNorm(fmt::format("{} channels, more than {}", plan.channels, kMaxBatchNormChannels));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+StatusOr<BatchNormPlan> PlanBatchNorm(const Compiled& c) {
+  std::vector<BatchNormPlan> plans;
+  OPSCHED_RETURN_IF_ERROR(Match(c.program, &plans));
+  Status first = absl::OkStatus();
+  for (BatchNormPlan& plan : plans) {
+    Status s = Legal(c, &plan);
+    if (s.ok()) return plan;
+    if (first.ok()) first = s;
+  }
+  return first;
 }
 
 StatusOr<BatchNormPlan> BatchNormPlanFor(const Workload& canonical) {

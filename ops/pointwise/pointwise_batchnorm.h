@@ -4,11 +4,14 @@
 //
 //   out = act((x - m) * rsqrt(v + eps) * g + b)
 //
-// g and b are optional; act is none, relu (or max with 0), gelu, gelu_tanh, silu, sigmoid
-// or tanh. x has the outputs' shape, dtype and layout (contiguous); m, v, g and b are
-// per channel: each varies along one dimension of the iteration shape, the same one for
-// all, contiguously ([C,1,1] against NCHW, [C] against channels-last), or is one element.
-// Statistics may have their own dtype (bf16 activations with f32 statistics).
+// m, v (with its rsqrt), g and b are each optional, at least one present: the folded
+// forms act(x * s + b), a per-channel bias act(x + b) or scale x * g are the same chain.
+// act is none, relu (or max with 0), gelu, gelu_tanh, silu, sigmoid or tanh. x has the
+// outputs' shape, dtype and layout (contiguous); m, v, g and b are per channel: each
+// varies along one dimension of the iteration shape, the same one for all, contiguously
+// ([C,1,1] against NCHW, [C] against channels-last), or is one element; fewer channels
+// than elements, at most kMaxBatchNormChannels. Statistics may have their own dtype (bf16
+// activations with f32 statistics).
 //
 // The kernels compute s = g * rsqrt(v + eps) and y = (x - m) * s + b per element, in f32,
 // each operation rounded (no fused multiply-add), as the interpreter does when the
@@ -28,7 +31,7 @@ struct Compiled;
 struct BatchNormPlan {
   enum Param { kMean = 0, kVar = 1, kScale = 2, kShift = 3 };
   int x = -1;                        // the input number of x
-  int param[4] = {-1, -1, -1, -1};   // of m, v, g, b; -1 where absent (g, b)
+  int param[4] = {-1, -1, -1, -1};   // of m, v, g, b; -1 where absent
   float eps = 0;
   OpCode act = OpCode::kCastF32;     // kCastF32: none
   int64_t numel = 0;
@@ -37,6 +40,9 @@ struct BatchNormPlan {
   int64_t inner = 1;
   int channel_stride[4] = {};        // 1: param k per channel; 0: one element (or absent)
 };
+
+// The most channels a plan takes (the CPU implementation tabulates their statistics).
+inline constexpr int64_t kMaxBatchNormChannels = int64_t(1) << 20;
 
 // The plan of a compiled program, or why the batchnorm implementations cannot run it.
 StatusOr<BatchNormPlan> PlanBatchNorm(const Compiled& c);

@@ -19,9 +19,9 @@ namespace {
 
 // The statistics of one channel as the kernels use them.
 struct Channel {
-  float mean = 0;
-  float scale = 1;
-  float shift = -0.0f;  // y + -0 is y for every y: an absent b adds nothing
+  float mean = 0;        // x - 0 is x: an absent m subtracts nothing
+  float scale = 1;       // y * 1 is y: absent v and g scale by nothing
+  float shift = -0.0f;   // y + -0 is y for every y: an absent b adds nothing
 };
 
 Channel ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const TensorPointers& p, int64_t c) {
@@ -30,9 +30,12 @@ Channel ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const TensorPoi
     return LoadElement(bc.types[t], p.data[t], c * plan.channel_stride[k]);
   };
   Channel ch;
-  ch.mean = param(BatchNormPlan::kMean);
-  ch.scale = Rsqrt(param(BatchNormPlan::kVar) + plan.eps);
-  if (plan.param[BatchNormPlan::kScale] >= 0) ch.scale = param(BatchNormPlan::kScale) * ch.scale;
+  const bool has_var = plan.param[BatchNormPlan::kVar] >= 0;
+  if (plan.param[BatchNormPlan::kMean] >= 0) ch.mean = param(BatchNormPlan::kMean);
+  if (has_var) ch.scale = Rsqrt(param(BatchNormPlan::kVar) + plan.eps);
+  if (plan.param[BatchNormPlan::kScale] >= 0) {
+    ch.scale = has_var ? param(BatchNormPlan::kScale) * ch.scale : param(BatchNormPlan::kScale);
+  }
   if (plan.param[BatchNormPlan::kShift] >= 0) ch.shift = param(BatchNormPlan::kShift);
   return ch;
 }

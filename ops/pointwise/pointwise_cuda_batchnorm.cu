@@ -28,10 +28,11 @@ __device__ inline float ParamOf(const void* p, uint32_t types, int k, uint32_t c
 // Arguments by value, so that the kernel's parameters stay in place (no stack copy).
 __device__ __noinline__ Stats StatsOf(const void* m, const void* v, const void* g, const void* b, uint32_t types,
                                       float eps, uint32_t c) {
+  // Absent: m 0 (x - 0 is x), the scale 1 (y * 1 is y), b -0 (y + -0 is y).
   Stats st;
-  st.mean = ParamOf(m, types, 0, c);
-  float s = Rsqrt(ParamOf(v, types, 1, c) + eps);
-  if (g != nullptr) s = __fmul_rn(ParamOf(g, types, 2, c), s);
+  st.mean = m != nullptr ? ParamOf(m, types, 0, c) : 0.0f;
+  float s = v != nullptr ? Rsqrt(ParamOf(v, types, 1, c) + eps) : 1.0f;
+  if (g != nullptr) s = v != nullptr ? __fmul_rn(ParamOf(g, types, 2, c), s) : ParamOf(g, types, 2, c);
   st.scale = s;
   st.shift = b != nullptr ? ParamOf(b, types, 3, c) : -0.0f;
   return st;

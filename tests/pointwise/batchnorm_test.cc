@@ -1,5 +1,5 @@
-// Batch-norm inference (ops/pointwise/pointwise_batchnorm.h): which programs and layouts
-// the batchnorm implementations take, and that they (with every other implementation
+// Batch-norm inference (ops/pointwise/pointwise_batchnorm.h) and its folded forms: which
+// programs and layouts the batchnorm implementations take, and that they (with every other implementation
 // that applies) match the float64 reference on fresh inputs: NCHW and channels-last,
 // f32/f16/bf16 with statistics of their own dtype, g and b absent, one-element
 // statistics, odd runs, empty and one-element tensors, in place.
@@ -77,6 +77,31 @@ TEST(BatchNormTest, PlansNchwAndChannelsLastWithTheirRoles) {
   EXPECT_EQ(p->channel_stride[BatchNormPlan::kVar], 0);
   EXPECT_EQ(p->channels, 8);
   EXPECT_EQ(p->inner, 1);
+
+  // The folded forms: x alone is found by its layout whichever name sorts first.
+  const std::string folded = "pointwise z=f32[16,32,7,7] a=f32[32,1,1] b=f32[32,1,1] out=f32[16,32,7,7] "
+                             "expr=\"relu(z*a+b)\"";
+  p = PlanOf(folded);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->x, Input(folded, "z"));
+  EXPECT_EQ(p->param[BatchNormPlan::kMean], -1);
+  EXPECT_EQ(p->param[BatchNormPlan::kVar], -1);
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], Input(folded, "a"));
+  EXPECT_EQ(p->param[BatchNormPlan::kShift], Input(folded, "b"));
+  EXPECT_EQ(p->act, pointwise::OpCode::kRelu);
+  EXPECT_EQ(p->inner, 49);
+  const std::string bias = "pointwise x=f16[8,64,28,28] a=f16[64,1,1] out=f16[8,64,28,28] expr=\"silu(a+x)\"";
+  p = PlanOf(bias);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->x, Input(bias, "x"));
+  EXPECT_EQ(p->param[BatchNormPlan::kShift], Input(bias, "a"));
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], -1);
+  EXPECT_EQ(p->channels, 64);
+  const std::string scale = "pointwise x=f32[8,64,28,28] g=f32[64,1,1] out=f32[8,64,28,28] expr=\"g*x\"";
+  p = PlanOf(scale);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->x, Input(scale, "x"));
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], Input(scale, "g"));
 }
 
 TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
@@ -94,8 +119,11 @@ TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
                 "rsqrt of other than v + eps"},
            Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"exp((x-m)*rsqrt(v+1e-5))\"",
                 "an unexpected factor 'exp("},
-           Case{"pointwise x=f32[4,8,5] m=f32[8,1] g=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*g\"",
-                "no factor rsqrt(v + eps)"},
+           Case{"pointwise x=f32[4,8,5] y=f32[8,1] z=f32[8,1] out=f32[4,8,5] expr=\"x*y*z\"",
+                "more factors than x, rsqrt(v + eps) and g"},
+           // Two full tensors (merged into one dimension): no channels.
+           Case{"pointwise x=f32[4,8,5] y=f32[4,8,5] out=f32[4,8,5] expr=\"relu(x+y)\"",
+                "the statistics do not broadcast over x"},
            Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"max((x-m)*rsqrt(v+1e-5),6)\"",
                 "a max that is not with 0"},
            // The statistics vary over two dimensions, or along different ones.
@@ -122,6 +150,7 @@ TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
 TEST(BatchNormTest, RulesTakeTheBatchNormImplementations) {
   const std::string bn = "pointwise x=f32[16,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
                          "out=f32[16,64,64,64] expr=\"(x-m)*rsqrt(v+1e-5)*g+b\"";
+  const std::string bias_act = "pointwise x=f32[16,64,64,64] b=f32[64,1,1] out=f32[16,64,64,64] expr=\"relu(x+b)\"";
   const std::string not_bn = "pointwise x=f32[16,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
                              "out=f32[16,64,64,64] expr=\"exp((x-m)*rsqrt(v+1e-5)*g+b)\"";
   std::vector<std::pair<Target, std::string>> targets = {{CpuTarget(), "cpu"}};
@@ -134,6 +163,10 @@ TEST(BatchNormTest, RulesTakeTheBatchNormImplementations) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ((*got)->decision.implementation->name(), "pointwise_" + kind + "_batchnorm");
     EXPECT_EQ((*got)->decision.provenance, Provenance::kHeuristic);
+    // An NCHW per-channel bias (not a trailing one: the specialised chains take those).
+    got = d.Decide(Canonical(bias_act));
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*got)->decision.implementation->name(), "pointwise_" + kind + "_batchnorm");
     got = d.Decide(Canonical(not_bn));
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_NE((*got)->decision.implementation->name(), "pointwise_" + kind + "_batchnorm");
@@ -171,6 +204,11 @@ TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
            // Larger: many groups a thread (grid-stride).
            "pointwise a=f32[8,32,24,24] m=f32[32,1,1] v=f32[32,1,1] g=f32[32,1,1] b=f32[32,1,1] out=f32[8,32,24,24] "
            "expr=\"relu((a-m)*rsqrt(v+1e-5)*g+b)\"",
+           // The folded forms: x*s+b, a per-channel bias, a per-channel scale, (x-m)*g.
+           "pointwise a=f32[3,12,10] s=f32[12,1] t=f32[12,1] out=f32[3,12,10] expr=\"relu(a*s+t)\"",
+           "pointwise a=bf16[4,16,9] b=bf16[16,1] out=bf16[4,16,9] expr=\"gelu(a+b)\"",
+           "pointwise a=f16[6,5,40] g=f32[40] out=f16[6,5,40] expr=\"a*g\"",
+           "pointwise a=f32[2,8,6,6] m=f32[8,1,1] g=f32[8,1,1] out=f32[2,8,6,6] expr=\"(a-m)*g\"",
            // Edges: one element, empty.
            "pointwise a=f32[1] m=f32[1] v=f32[1] g=f32[1] b=f32[1] out=f32[1] expr=\"(a-m)*rsqrt(v+1e-5)*g+b\"",
            "pointwise a=f32[0,4,5] m=f32[4,1] v=f32[4,1] out=f32[0,4,5] expr=\"(a-m)*rsqrt(v+1e-5)\"",
