@@ -4,8 +4,8 @@
 //
 //  priority  implementation              when                                   default config
 //  40        pointwise_cuda_specialised  GPU, the program is a known chain      its default: block=256 vector=4 items=1
-//  39        pointwise_cuda_batchnorm    GPU, the program is batch-norm inference its default: block=256 vector=8 items=1
-//                                        (pointwise_batchnorm.h)
+//  39        pointwise_cuda_batchnorm    GPU, the program is batch-norm inference its default: block=256 items=1, vector
+//                                        (pointwise_batchnorm.h)                16 of f16/bf16 over runs of a channel, else 8
 //  37        pointwise_cuda_hoisted      GPU, >= 2 operations an element hoisted its default: the interpreter's rule over
 //                                        (pointwise_hoist.h), >= 4M elements    its main program (below)
 //  35        pointwise_cuda_interpreted  GPU                                    its default: shared=0 block=128 items=1,

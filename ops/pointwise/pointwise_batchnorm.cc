@@ -55,11 +55,16 @@ Status MatchProduct(const Program& p, const Expr& term, BatchNormPlan plan, std:
       plan.param[BatchNormPlan::kVar] = InputNumber(p, sum.args[1 - c]);
     } else if (InputNumber(p, *f) >= 0) {
       loads.push_back(InputNumber(p, *f));
+    } else if (f->op == OpCode::kSigmoid && f->args.size() == 1 && InputNumber(p, f->args[0]) >= 0 && !plan.gate) {
+      plan.gate = true;
+      plan.param[BatchNormPlan::kScale] = InputNumber(p, f->args[0]);
     } else {
       return NotBatchNorm(fmt::format("an unexpected factor '{}'", ExprText(*f)));
     }
   }
-  if (loads.size() > (centred ? 1u : 2u)) return NotBatchNorm("more factors than x, rsqrt(v + eps) and g");
+  if (loads.size() > (centred ? 1u : 2u) - (plan.gate ? 1u : 0u)) {
+    return NotBatchNorm("more factors than x, rsqrt(v + eps) and g");
+  }
   if (!centred && loads.empty()) return NotBatchNorm("no factor x");
   if (centred) {
     if (!loads.empty()) plan.param[BatchNormPlan::kScale] = loads[0];

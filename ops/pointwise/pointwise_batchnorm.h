@@ -5,7 +5,9 @@
 //   out = act((x - m) * rsqrt(v + eps) * g + b)
 //
 // m, v (with its rsqrt), g and b are each optional, at least one present: the folded
-// forms act(x * s + b), a per-channel bias act(x + b) or scale x * g are the same chain.
+// forms act(x * s + b), a per-channel bias act(x + b) or scale x * g are the same chain,
+// and g may enter as sigmoid(g): a squeeze-excite gate x * sigmoid(s), s per image and
+// channel ([N,C,1,1] against NCHW: N*C channels).
 // act is none, relu (or max with 0), gelu, gelu_tanh, silu, sigmoid or tanh. x has the
 // outputs' shape, dtype and layout (contiguous); m, v, g and b are per channel: each
 // varies along one dimension of the iteration shape, the same one for all, contiguously
@@ -39,6 +41,7 @@ struct BatchNormPlan {
   int64_t channels = 1;
   int64_t inner = 1;
   int channel_stride[4] = {};        // 1: param k per channel; 0: one element (or absent)
+  bool gate = false;                 // g enters as sigmoid(g) (a squeeze-excite gate)
 };
 
 // The most channels a plan takes (the CPU implementation tabulates their statistics).

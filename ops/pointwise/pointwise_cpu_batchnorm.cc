@@ -34,7 +34,8 @@ Channel ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const TensorPoi
   if (plan.param[BatchNormPlan::kMean] >= 0) ch.mean = param(BatchNormPlan::kMean);
   if (has_var) ch.scale = Rsqrt(param(BatchNormPlan::kVar) + plan.eps);
   if (plan.param[BatchNormPlan::kScale] >= 0) {
-    ch.scale = has_var ? param(BatchNormPlan::kScale) * ch.scale : param(BatchNormPlan::kScale);
+    const float g = plan.gate ? Sigmoid(param(BatchNormPlan::kScale)) : param(BatchNormPlan::kScale);
+    ch.scale = has_var ? g * ch.scale : g;
   }
   if (plan.param[BatchNormPlan::kShift] >= 0) ch.shift = param(BatchNormPlan::kShift);
   return ch;

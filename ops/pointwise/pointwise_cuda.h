@@ -88,13 +88,17 @@ struct BatchNormArgs {
   void* out = nullptr;
   int channel_stride[4] = {};            // 1: per channel; 0: one element
   float eps = 0;
+  bool gate = false;                     // g enters as sigmoid(g)
   OpCode act = OpCode::kCastF32;         // kCastF32: none
   int64_t numel = 0;                     // below 2^32
   int64_t channels = 1;
   int64_t inner = 1;
 };
-// The widest of 8, 4, 2, 1 up to `vector` that the plan's runs allow.
+// The widest of 16 (f16 and bf16 only), 8, 4, 2, 1 up to `vector` that the plan's runs
+// allow.
 int BatchNormVector(const BatchNormArgs& a, int vector);
+// The kernel's largest block at `vector` lanes: 512 with 16 (their registers), else 1024.
+inline constexpr int MaxBatchNormBlock(int vector) { return vector >= 16 ? 512 : 1024; }
 gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream);
 
 }  // namespace opsched::pointwise::gpu_kernels

@@ -17,7 +17,8 @@ struct Stats {
   float mean, scale, shift;
 };
 
-// Param k's element type in bits 2k..2k+1 of `types`, its channel stride in bit 8+k.
+// Param k's element type in bits 2k..2k+1 of `types`, its channel stride in bit 8+k; bit
+// 12: the gate (g as sigmoid(g)).
 __device__ inline float ParamOf(const void* p, uint32_t types, int k, uint32_t c) {
   const ElementType t = static_cast<ElementType>((types >> (2 * k)) & 3u);
   return LoadElement(t, p, (types >> (8 + k)) & 1u ? int64_t(c) : 0);
@@ -32,7 +33,10 @@ __device__ __noinline__ Stats StatsOf(const void* m, const void* v, const void* 
   Stats st;
   st.mean = m != nullptr ? ParamOf(m, types, 0, c) : 0.0f;
   float s = v != nullptr ? Rsqrt(ParamOf(v, types, 1, c) + eps) : 1.0f;
-  if (g != nullptr) s = v != nullptr ? __fmul_rn(ParamOf(g, types, 2, c), s) : ParamOf(g, types, 2, c);
+  if (g != nullptr) {
+    const float gv = (types >> 12) & 1u ? Sigmoid(ParamOf(g, types, 2, c)) : ParamOf(g, types, 2, c);
+    s = v != nullptr ? __fmul_rn(gv, s) : gv;
+  }
   st.scale = s;
   st.shift = b != nullptr ? ParamOf(b, types, 3, c) : -0.0f;
   return st;
@@ -67,7 +71,7 @@ constexpr int64_t kMaxStagedChannels = 4096;
 // memory by the block's threads together (a thread computing its V channels' itself
 // waited on V calls in a row: the bf16 channels-last line took 150 us, 77 hoisted).
 template <ElementType T, int V>
-__global__ void __launch_bounds__(1024) BatchNormKernel(const BatchNormArgs a) {
+__global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const BatchNormArgs a) {
   extern __shared__ float staged_stats[];
   const bool per_lane = a.inner == 1;
   const bool staged = per_lane && a.channels <= kMaxStagedChannels;
@@ -80,6 +84,7 @@ __global__ void __launch_bounds__(1024) BatchNormKernel(const BatchNormArgs a) {
   for (int k = 0; k < 4; ++k) {
     types |= (uint32_t(a.param_type[k]) << (2 * k)) | (uint32_t(a.channel_stride[k] != 0) << (8 + k));
   }
+  types |= uint32_t(a.gate) << 12;
   uint32_t cached = 0xffffffffu;  // the first channel of the statistics held
   float* const staged_mean = staged_stats;
   float* const staged_scale = staged_stats + channels;
@@ -168,6 +173,9 @@ gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_
 template <ElementType T>
 gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
   switch (BatchNormVector(a, c.vector)) {
+    case 16:
+      if constexpr (T != ElementType::kF32) return LaunchTyped<T, 16>(a, c, stream);
+      return gpuErrorInvalidValue;
     case 8: return LaunchTyped<T, 8>(a, c, stream);
     case 4: return LaunchTyped<T, 4>(a, c, stream);
     case 2: return LaunchTyped<T, 2>(a, c, stream);
@@ -179,6 +187,7 @@ gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream
 
 int BatchNormVector(const BatchNormArgs& a, int vector) {
   const int64_t run = a.inner > 1 ? a.inner : a.channels;
+  if (a.type != ElementType::kF32 && vector >= 16 && run % 16 == 0) return 16;  // 32 bytes of f16 or bf16
   for (int v : {8, 4, 2}) {
     if (v <= vector && run % v == 0) return v;
   }
@@ -187,7 +196,8 @@ int BatchNormVector(const BatchNormArgs& a, int vector) {
 
 gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
   if (a.numel == 0) return gpuSuccess;
-  if (a.numel >= (int64_t(1) << 32) || a.channels < 1 || a.inner < 1 || c.block < 1 || c.block > 1024 || c.items < 1) {
+  if (a.numel >= (int64_t(1) << 32) || a.channels < 1 || a.inner < 1 || c.block < 1 ||
+      c.block > MaxBatchNormBlock(BatchNormVector(a, c.vector)) || c.items < 1) {
     return gpuErrorInvalidValue;
   }
   switch (a.act) {

@@ -102,6 +102,17 @@ TEST(BatchNormTest, PlansNchwAndChannelsLastWithTheirRoles) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->x, Input(scale, "x"));
   EXPECT_EQ(p->param[BatchNormPlan::kScale], Input(scale, "g"));
+  EXPECT_FALSE(p->gate);
+
+  // A squeeze-excite gate: s per image and channel, N*C channels of H*W elements.
+  const std::string gate = "pointwise x=f16[64,240,28,28] s=f16[64,240,1,1] out=f16[64,240,28,28] expr=\"x*sigmoid(s)\"";
+  p = PlanOf(gate);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->gate);
+  EXPECT_EQ(p->x, Input(gate, "x"));
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], Input(gate, "s"));
+  EXPECT_EQ(p->channels, 64 * 240);
+  EXPECT_EQ(p->inner, 28 * 28);
 }
 
 TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
@@ -121,6 +132,9 @@ TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
                 "an unexpected factor 'exp("},
            Case{"pointwise x=f32[4,8,5] y=f32[8,1] z=f32[8,1] out=f32[4,8,5] expr=\"x*y*z\"",
                 "more factors than x, rsqrt(v + eps) and g"},
+           Case{"pointwise x=f32[4,8,5] y=f32[8,1] z=f32[8,1] out=f32[4,8,5] expr=\"x*y*sigmoid(z)\"",
+                "more factors than x, rsqrt(v + eps) and g"},
+           Case{"pointwise x=f32[4,8,5] y=f32[8,1] out=f32[4,8,5] expr=\"x*tanh(y)\"", "an unexpected factor 'tanh(y)'"},
            // Two full tensors (merged into one dimension): no channels.
            Case{"pointwise x=f32[4,8,5] y=f32[4,8,5] out=f32[4,8,5] expr=\"relu(x+y)\"",
                 "the statistics do not broadcast over x"},
@@ -209,6 +223,9 @@ TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
            "pointwise a=bf16[4,16,9] b=bf16[16,1] out=bf16[4,16,9] expr=\"gelu(a+b)\"",
            "pointwise a=f16[6,5,40] g=f32[40] out=f16[6,5,40] expr=\"a*g\"",
            "pointwise a=f32[2,8,6,6] m=f32[8,1,1] g=f32[8,1,1] out=f32[2,8,6,6] expr=\"(a-m)*g\"",
+           // Squeeze-excite gates, NCHW (N*C channels) and channels-last, with a shift.
+           "pointwise a=f16[4,12,7,7] s=f16[4,12,1,1] out=f16[4,12,7,7] expr=\"a*sigmoid(s)\"",
+           "pointwise a=f32[2,5,5,16] s=f32[16] b=f32[16] out=f32[2,5,5,16] expr=\"relu(a*sigmoid(s)+b)\"",
            // Edges: one element, empty.
            "pointwise a=f32[1] m=f32[1] v=f32[1] g=f32[1] b=f32[1] out=f32[1] expr=\"(a-m)*rsqrt(v+1e-5)*g+b\"",
            "pointwise a=f32[0,4,5] m=f32[4,1] v=f32[4,1] out=f32[0,4,5] expr=\"(a-m)*rsqrt(v+1e-5)\"",
