@@ -178,6 +178,7 @@ Status Legal(const Compiled& c, BatchNormPlan* plan_out) {
 StatusOr<BatchNormPlan> PlanBatchNorm(const Compiled& c) {
   std::vector<BatchNormPlan> plans;
   OPSCHED_RETURN_IF_ERROR(Match(c.program, &plans));
+  if (plans.empty()) return NotBatchNorm("no plan fits");
   Status first = absl::OkStatus();
   for (BatchNormPlan& plan : plans) {
     Status s = Legal(c, &plan);
