@@ -258,7 +258,9 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
   std::string_view name() const override { return "pointwise_cuda_batchnorm"; }
   Status Applicable(const Workload& w, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, BatchNormPlanFor(w));
-    if (plan.numel >= (int64_t(1) << 32)) return absl::InvalidArgumentError("the batch-norm kernel indexes elements in 32 bits");
+    if (plan.numel >= (int64_t(1) << 32)) {
+      return absl::InvalidArgumentError("the batch-norm kernel indexes elements in 32 bits");
+    }
     return absl::OkStatus();
   }
   ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }

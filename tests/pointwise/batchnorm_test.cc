@@ -187,6 +187,38 @@ TEST(BatchNormTest, RulesTakeTheBatchNormImplementations) {
   }
 }
 
+// The GPU implementation's lanes: 16 (32 bytes) only of f16 or bf16, the default over runs
+// of one channel; 8 channels-last and for f32; blocks of at most 512 with 16 lanes.
+TEST(BatchNormTest, SixteenLanesOnlyOfSixteenBitTypes) {
+  const Implementation* impl = Registry::Global().FindImplementation("pointwise_cuda_batchnorm");
+  if (impl == nullptr) GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
+  const Target gpu = records::testing::TestGpu("NVIDIA H100 80GB HBM3");
+  struct Case {
+    const char* line;
+    int64_t default_lanes;
+    bool sixteen;
+  };
+  for (const Case& c : {
+           Case{"pointwise x=f16[8,64,28,28] m=f16[64,1,1] v=f16[64,1,1] out=f16[8,64,28,28] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                16, true},
+           Case{"pointwise x=bf16[8,28,28,64] b=f32[64] out=bf16[8,28,28,64] expr=\"silu(x+b)\"", 8, true},
+           Case{"pointwise x=f32[8,64,28,28] m=f32[64,1,1] v=f32[64,1,1] out=f32[8,64,28,28] expr=\"(x-m)*rsqrt(v+1e-5)\"",
+                8, false},
+       }) {
+    const Workload w = Canonical(c.line);
+    StatusOr<Config> d = impl->DefaultConfig(w, gpu);
+    ASSERT_TRUE(d.ok()) << c.line << ": " << d.status();
+    EXPECT_EQ(d->GetInt("vector", 0), c.default_lanes) << c.line;
+    const ConfigSpace space = impl->Space(w, gpu);
+    Config sixteen = *d;
+    sixteen.Set("vector", int64_t{16});
+    sixteen.Set("block", int64_t{512});
+    EXPECT_EQ(space.Contains(sixteen), c.sixteen) << c.line;
+    sixteen.Set("block", int64_t{1024});
+    EXPECT_FALSE(space.Contains(sixteen)) << c.line;
+  }
+}
+
 class BatchNormRuns : public ::testing::TestWithParam<DeviceKind> {};
 
 TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
