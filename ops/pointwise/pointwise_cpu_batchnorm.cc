@@ -7,6 +7,7 @@
 
 #include "core/element.h"
 #include "ops/pointwise/pointwise_batchnorm.h"
+#include "ops/pointwise/pointwise_batchnorm_math.h"
 #include "ops/pointwise/pointwise_cpu_loops.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "ops/pointwise/pointwise_math.h"
@@ -17,28 +18,16 @@
 namespace opsched::pointwise {
 namespace {
 
-// The statistics of one channel as the kernels use them.
-struct Channel {
-  float mean = 0;        // x - 0 is x: an absent m subtracts nothing
-  float scale = 1;       // y * 1 is y: absent v and g scale by nothing
-  float shift = -0.0f;   // y + -0 is y for every y: an absent b adds nothing
-};
-
-Channel ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const TensorPointers& p, int64_t c) {
-  auto param = [&](int k) {
+ChannelStats ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const TensorPointers& p, int64_t c) {
+  float value[4] = {};
+  unsigned present = 0;
+  for (int k = 0; k < 4; ++k) {
     const int t = plan.param[k];
-    return LoadElement(bc.types[t], p.data[t], c * plan.channel_stride[k]);
-  };
-  Channel ch;
-  const bool has_var = plan.param[BatchNormPlan::kVar] >= 0;
-  if (plan.param[BatchNormPlan::kMean] >= 0) ch.mean = param(BatchNormPlan::kMean);
-  if (has_var) ch.scale = Rsqrt(param(BatchNormPlan::kVar) + plan.eps);
-  if (plan.param[BatchNormPlan::kScale] >= 0) {
-    const float g = plan.gate ? Sigmoid(param(BatchNormPlan::kScale)) : param(BatchNormPlan::kScale);
-    ch.scale = has_var ? g * ch.scale : g;
+    if (t < 0) continue;
+    present |= 1u << k;
+    value[k] = LoadElement(bc.types[t], p.data[t], c * plan.channel_stride[k]);
   }
-  if (plan.param[BatchNormPlan::kShift] >= 0) ch.shift = param(BatchNormPlan::kShift);
-  return ch;
+  return FoldChannel(value, present, plan.gate, plan.eps);
 }
 
 template <typename T>
@@ -47,11 +36,11 @@ void RunBatchNorm(const BatchNormPlan& plan, const Bytecode& bc, const TensorPoi
   const S* x = static_cast<const S*>(p.data[plan.x]);
   S* out = static_cast<S*>(const_cast<void*>(p.data[bc.num_inputs]));
   // Every channel's statistics once (runs of one element where channels are innermost).
-  std::vector<Channel> table(static_cast<size_t>(plan.numel > 0 ? plan.channels : 0));
+  std::vector<ChannelStats> table(static_cast<size_t>(plan.numel > 0 ? plan.channels : 0));
   for (int64_t c = 0; c < static_cast<int64_t>(table.size()); ++c) table[c] = ChannelOf(plan, bc, p, c);
-  auto element = [&](int64_t i, const Channel& ch) {
+  auto element = [&](int64_t i, const ChannelStats& ch) {
     const float y = (T::Load(x[i]) - ch.mean) * ch.scale + ch.shift;
-    out[i] = T::Store(plan.act == OpCode::kCastF32 ? y : Unary(plan.act, y));
+    out[i] = T::Store(Unary(plan.act, y));  // kCastF32 (no activation) is the identity
   };
   cpu::Parallel(plan.numel, 65536, threads, [&](int64_t begin, int64_t end) {
     if (plan.inner == 1) {  // the channel steps with the element
@@ -63,7 +52,7 @@ void RunBatchNorm(const BatchNormPlan& plan, const Bytecode& bc, const TensorPoi
     }
     for (int64_t i = begin; i < end;) {
       const int64_t run = i / plan.inner;
-      const Channel& ch = table[run % plan.channels];
+      const ChannelStats& ch = table[run % plan.channels];
       for (const int64_t stop = std::min(end, (run + 1) * plan.inner); i < stop; ++i) element(i, ch);
     }
   });

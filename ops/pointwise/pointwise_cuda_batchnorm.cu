@@ -7,15 +7,12 @@
 // a thread's groups all fall on the same V channels, which it then reads once.
 #include <algorithm>
 
+#include "ops/pointwise/pointwise_batchnorm_math.h"
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_cuda_common.cuh"
 
 namespace opsched::pointwise::gpu_kernels {
 namespace {
-
-struct Stats {
-  float mean, scale, shift;
-};
 
 // Param k's element type in bits 2k..2k+1 of `types`, its channel stride in bit 8+k; bit
 // 12: the gate (g as sigmoid(g)).
@@ -27,19 +24,18 @@ __device__ inline float ParamOf(const void* p, uint32_t types, int k, uint32_t c
 // Not inlined: inlined into every lane of every kernel (with an activation a template
 // argument as well), nvcc's cicc took 24 s a kernel, 10 minutes over the file.
 // Arguments by value, so that the kernel's parameters stay in place (no stack copy).
-__device__ __noinline__ Stats StatsOf(const void* m, const void* v, const void* g, const void* b, uint32_t types,
-                                      float eps, uint32_t c) {
-  // Absent: m 0 (x - 0 is x), the scale 1 (y * 1 is y), b -0 (y + -0 is y).
-  Stats st;
-  st.mean = m != nullptr ? ParamOf(m, types, 0, c) : 0.0f;
-  float s = v != nullptr ? Rsqrt(ParamOf(v, types, 1, c) + eps) : 1.0f;
-  if (g != nullptr) {
-    const float gv = (types >> 12) & 1u ? Sigmoid(ParamOf(g, types, 2, c)) : ParamOf(g, types, 2, c);
-    s = v != nullptr ? __fmul_rn(gv, s) : gv;
+__device__ __noinline__ ChannelStats StatsOf(const void* m, const void* v, const void* g, const void* b, uint32_t types,
+                                             float eps, uint32_t c) {
+  const void* param[4] = {m, v, g, b};
+  float value[4] = {};
+  unsigned present = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    if (param[k] == nullptr) continue;
+    present |= 1u << k;
+    value[k] = ParamOf(param[k], types, k, c);
   }
-  st.scale = s;
-  st.shift = b != nullptr ? ParamOf(b, types, 3, c) : -0.0f;
-  return st;
+  return FoldChannel(value, present, (types >> 12) & 1u, eps);
 }
 
 // The activation over a group's V values: one warp-uniform switch a group.
@@ -91,7 +87,7 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
   float* const staged_shift = staged_stats + 2 * channels;
   if (staged) {
     for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
-      const Stats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
+      const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
       staged_mean[c] = st.mean;
       staged_scale[c] = st.scale;
       staged_shift[c] = st.shift;
@@ -113,13 +109,13 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
       } else if (per_lane) {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
-          const Stats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0 + e);
+          const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0 + e);
           mean[e] = st.mean;
           scale[e] = st.scale;
           shift[e] = st.shift;
         }
       } else {
-        const Stats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0);
+        const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0);
         mean[0] = st.mean;
         scale[0] = st.scale;
         shift[0] = st.shift;

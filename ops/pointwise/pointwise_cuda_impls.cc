@@ -256,21 +256,17 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
 class PointwiseCudaBatchNorm : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_batchnorm"; }
-  Status Applicable(const Workload& w, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, BatchNormPlanFor(w));
-    if (plan.numel >= (int64_t(1) << 32)) {
-      return absl::InvalidArgumentError("the batch-norm kernel indexes elements in 32 bits");
-    }
-    return absl::OkStatus();
+  Status Applicable(const Workload& w, const Target&) const override { return PlanOf(w).status(); }
+  ConfigSpace Space(const Workload& w, const Target&) const override {
+    StatusOr<Planned> p = PlanOf(w);
+    return KnobsOf(p.ok() && p->narrow, p.ok() && p->plan.inner > 1).Space();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   // Prepare plans once and fills the kernel's arguments but the pointers; Run binds them.
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target& t) const override {
-    OPSCHED_RETURN_IF_ERROR(Applicable(w, t));
-    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
-    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, PlanBatchNorm(*c));
-    const Bytecode& bc = c->bytecode;
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const Planned planned, PlanOf(w));
+    const BatchNormPlan& plan = planned.plan;
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(planned.narrow, plan.inner > 1).Parse(config));
+    const Bytecode& bc = planned.compiled->bytecode;
     k::BatchNormArgs args;
     args.type = bc.types[plan.x];
     for (int p = 0; p < 4; ++p) {
@@ -295,18 +291,29 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
+  struct Planned {
+    std::shared_ptr<const Compiled> compiled;
+    BatchNormPlan plan;
+    bool narrow = false;  // x (and out) f16 or bf16
+  };
+  // The workload's program and plan, or why the batch-norm kernel cannot run it.
+  static StatusOr<Planned> PlanOf(const Workload& w) {
+    OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
+    OPSCHED_ASSIGN_OR_RETURN(BatchNormPlan plan, PlanBatchNorm(*c));
+    if (plan.numel >= (int64_t(1) << 32)) {
+      return absl::InvalidArgumentError("the batch-norm kernel indexes elements in 32 bits");
+    }
+    const bool narrow = c->bytecode.types[plan.x] != ElementType::kF32;
+    return Planned{std::move(c), plan, narrow};
+  }
   // 16 lanes (32 bytes) only of f16 or bf16. The default: 16 lanes of f16/bf16 over runs
   // of one channel (H100, the gate build against this one in one run: 0.96-0.97x the
   // time of 8 lanes on three held-out NCHW f16 chains), else 8 (channels-last f16 took
   // 1.23x the time with 16).
-  static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
-    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
-    StatusOr<BatchNormPlan> plan = c.ok() ? PlanBatchNorm(**c) : StatusOr<BatchNormPlan>(c.status());
-    const bool narrow = plan.ok() && (*c)->bytecode.types[plan->x] != ElementType::kF32;
-    const int lanes = narrow && plan->inner > 1 ? 16 : 8;
+  static Knobs<k::LaunchConfig> KnobsOf(bool narrow, bool runs) {
     Knobs<k::LaunchConfig> knobs =
         LaunchKnobs({128, 256, 512, 1024}, narrow ? std::vector<int64_t>{1, 2, 4, 8, 16} : std::vector<int64_t>{1, 2, 4, 8},
-                    {1, 2, 4, 8}, k::LaunchConfig{.block = 256, .vector = lanes});
+                    {1, 2, 4, 8}, k::LaunchConfig{.block = 256, .vector = narrow && runs ? 16 : 8});
     knobs.Constrain("16 lanes with blocks of at most 512",
                     [](const k::LaunchConfig& l) { return l.block <= k::MaxBatchNormBlock(l.vector); });
     return knobs;

@@ -108,7 +108,7 @@ TEST(ImplementationKnobsTest, CpuImplementationsParseTheirKnobsFromOneDeclaratio
   // The CPU implementations with knobs, each seen on some suite line.
   for (const char* name : {"scatter_cpu_parallel", "reduce_cpu_parallel", "conv2d_cpu_direct", "conv2d_cpu_im2col_gemm",
                            "conv2d_backward_cpu_direct", "pointwise_cpu_interpreted", "pointwise_cpu_unfused",
-                           "pointwise_cpu_specialised", "pointwise_cpu_hoisted"}) {
+                           "pointwise_cpu_specialised", "pointwise_cpu_hoisted", "pointwise_cpu_batchnorm"}) {
     EXPECT_EQ(coverage.with_knobs.count(name), 1u) << name;
   }
 }
@@ -147,7 +147,7 @@ TEST(ImplementationKnobsTest, GpuImplementationsDeclareTheirKnobsWithoutADevice)
   for (const char* name : {"scatter_cuda_parallel", "scatter_cuda_slice", "reduce_cuda_rows", "reduce_cuda_staged",
                            "reduce_cuda_integer", "conv2d_cuda_direct", "conv2d_cuda_depthwise",
                            "conv2d_backward_cuda_gemm", "pointwise_cuda_interpreted", "pointwise_cuda_specialised",
-                           "pointwise_cuda_hoisted"}) {
+                           "pointwise_cuda_hoisted", "pointwise_cuda_batchnorm"}) {
     EXPECT_EQ(coverage.with_knobs.count(name), 1u) << name;
   }
 }
