@@ -59,24 +59,36 @@ bool ConfigSpace::Satisfies(const Config& config) const {
 }
 
 Status ConfigSpace::Check(const Config& config) const {
-  if (config.knobs().size() != knobs_.size()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "config {} sets {} knobs; the space has {}", config.ToString(), config.knobs().size(),
-        knobs_.size()));
-  }
+  // A knob the config leaves out takes its declared default (Knobs::Parse does the same):
+  // records written before an implementation gained a knob name the configs they measured.
+  Config complete = config;
+  size_t found = 0;
   for (const KnobDomain& k : knobs_) {
     const KnobValue* v = config.Find(k.name);
     if (v == nullptr) {
-      return absl::InvalidArgumentError(
-          fmt::format("config {} lacks knob '{}'", config.ToString(), k.name));
+      if (!k.preferred.has_value()) {
+        return absl::InvalidArgumentError(fmt::format("config {} lacks knob '{}'", config.ToString(), k.name));
+      }
+      complete.Set(k.name, *k.preferred);
+      continue;
     }
+    ++found;
     if (std::find(k.values.begin(), k.values.end(), *v) == k.values.end()) {
       return absl::InvalidArgumentError(fmt::format("knob {}={} is outside its domain",
                                                     k.name, KnobValueToString(*v)));
     }
   }
+  if (found != config.knobs().size()) {
+    for (const Knob& knob : config.knobs()) {
+      const bool declared = std::any_of(knobs_.begin(), knobs_.end(), [&](const KnobDomain& k) { return k.name == knob.name; });
+      if (!declared) {
+        return absl::InvalidArgumentError(fmt::format("config {} sets knob '{}', which the space lacks",
+                                                      config.ToString(), knob.name));
+      }
+    }
+  }
   for (const Constraint& c : constraints_) {
-    if (!c.holds(config)) {
+    if (!c.holds(complete)) {
       return absl::InvalidArgumentError(
           fmt::format("config {} breaks '{}'", config.ToString(), c.description));
     }

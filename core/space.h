@@ -42,8 +42,10 @@ class ConfigSpace {
 
   // Product of the domain sizes (before constraints); 1 for a space without knobs.
   int64_t CartesianSize() const;
-  // OK when `config` sets exactly this space's knobs to values in their domains and
-  // satisfies every constraint; otherwise an error saying which rule it breaks.
+  // OK when `config` sets this space's knobs to values in their domains, no other knob,
+  // and satisfies every constraint; otherwise an error saying which rule it breaks. A
+  // knob it leaves out counts as its declared default where it has one (records written
+  // before an implementation gained the knob), and the constraints see that value.
   Status Check(const Config& config) const;
   bool Contains(const Config& config) const { return Check(config).ok(); }
   // Every legal config, in odometer order over the domains (at most `limit`).

@@ -31,6 +31,31 @@ TEST(ConfigSpaceTest, DefaultIsTheDeclaredOneOrTheClosestLegal) {
   EXPECT_FALSE(empty.Default().ok());
 }
 
+// A config that leaves out a knob with a declared default is the config with that default
+// (a record written before the knob existed), for the domains and the constraints alike;
+// one that leaves out a knob without a default, or sets a knob the space lacks, is not.
+TEST(ConfigSpaceTest, AKnobLeftOutCountsAsItsDefault) {
+  ConfigSpace space = ConfigSpace()
+                          .AddInts("block", {128, 256}, 256)
+                          .AddInts("columns_per_thread", {1, 2}, 2)
+                          .AddInts("unroll", {2, 4})
+                          .Constrain("block * columns_per_thread <= 256", [](const Config& c) {
+                            return c.GetInt("block", 0) * c.GetInt("columns_per_thread", 0) <= 256;
+                          });
+  const auto config = [](std::string text) { return *ParseConfig(text); };
+  EXPECT_TRUE(space.Contains(config("block=128,unroll=2")));
+  // The default columns_per_thread=2 breaks the constraint with block=256.
+  const Status broken = space.Check(config("block=256,unroll=2"));
+  EXPECT_FALSE(broken.ok());
+  EXPECT_NE(std::string(broken.message()).find("block * columns_per_thread <= 256"), std::string::npos) << broken;
+  EXPECT_TRUE(space.Contains(config("block=256,columns_per_thread=1,unroll=4")));
+  const Status lacking = space.Check(config("block=128,columns_per_thread=1"));
+  EXPECT_NE(std::string(lacking.message()).find("lacks knob 'unroll'"), std::string::npos) << lacking;
+  const Status extra = space.Check(config("block=128,unroll=2,vector=4"));
+  EXPECT_NE(std::string(extra.message()).find("sets knob 'vector', which the space lacks"), std::string::npos) << extra;
+  EXPECT_FALSE(space.Contains(config("block=512,unroll=2")));
+}
+
 // A wanted integer the domain lacks (a rule's columns=32 where only 1..16 fit) becomes
 // its nearest value, not the first one; in between two values, the nearer in steps; a
 // value that cannot be placed costs the whole domain, so the other knobs decide.
