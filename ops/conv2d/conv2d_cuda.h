@@ -92,6 +92,7 @@ struct DepthwiseStagedConfig {
   int rows_per_thread = 4;  // 1, 2 or 4 (nhwc also 8), dividing rows
   int block = 128;          // nhwc: a multiple of kNhwcStagedChannels
   int columns = 8;          // nhwc: 4, 8, 16 or 32
+  int columns_per_thread = 1;  // nchw: 1 or 2 neighbouring output columns a strip
 };
 inline constexpr int kNhwcStagedChannels = 32;  // a warp's lanes: one channel each
 bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c);

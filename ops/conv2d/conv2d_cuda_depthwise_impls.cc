@@ -176,6 +176,7 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
     Knobs<C> knobs;
     knobs.Int("rows", &C::rows, {4, 8, 16, 32, 64})
         .Int("rows_per_thread", &C::rows_per_thread, {1, 2, 4})
+        .Int("columns_per_thread", &C::columns_per_thread, {1, 2})
         .Int("block", &C::block, {128, 256, 512})
         .Constrain("rows_per_thread divides rows; the staged rows fit shared memory",
                    [p](const C& c) { return k::DepthwiseStagedFits(p, c); });

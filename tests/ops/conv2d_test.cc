@@ -213,13 +213,17 @@ TEST_P(Conv2dTest, EveryDepthwiseConfigOfTheLargestUnrolledFilterLaunches) {
 }
 
 TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
-  // The staged nchw depthwise kernel in every config: whole 7x7 planes, one to a block
-  // (15 planes: too few to pack) and packed two to a block (2079 planes: the last block
-  // partly filled), row tiles of a wide odd-width plane
+  // The staged nchw depthwise kernel in every config (strips of one or two columns; the
+  // odd output widths 7 and 57 leave the last pair a column short): whole 7x7 planes, one
+  // to a block (15 planes: too few to pack) and packed two to a block (2079 planes: the
+  // last block partly filled), row tiles of a wide odd-width plane
   // (16-byte staging with scalar head and tail), row tiles of a wider one at stride 2
   // whose windows are staged with four loads in flight a thread, 5x5 at stride 2, 7x7 at
   // stride 1, no padding at stride 2; f32, f16 and bf16, with and without the fused
-  // bias+activation.
+  // bias+activation. Then the vector staging (rows of whole 16-byte vectors: widths of 8,
+  // 16, 24, 32, 56 and 112; 20 in f32 only): 8x8 planes packed two to a block (2200
+  // planes), row tiles of 56 columns, 5x5 at stride 2 and 7x7 (2 and 3 columns of padding
+  // in a lead of 4), no padding, and a stride-2 layer staged with four loads in flight.
   if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
   int runs = 0;
   for (const Shape& s : {
@@ -230,10 +234,17 @@ TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
            Shape{2, 3, 29, 31, 3, 5, 5, 2, 2, 2, 2, 1, 1, 3},
            Shape{1, 2, 20, 20, 2, 7, 7, 1, 1, 3, 3, 1, 1, 2},
            Shape{1, 6, 9, 9, 6, 3, 3, 2, 2, 0, 0, 1, 1, 6},
+           Shape{2, 1100, 8, 8, 1100, 3, 3, 1, 1, 1, 1, 1, 1, 1100},
+           Shape{1, 3, 40, 56, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3},
+           Shape{1, 2, 30, 24, 2, 5, 5, 2, 2, 2, 2, 1, 1, 2},
+           Shape{1, 2, 20, 32, 2, 7, 7, 1, 1, 3, 3, 1, 1, 2},
+           Shape{1, 3, 21, 20, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3},
+           Shape{1, 6, 16, 16, 6, 3, 3, 2, 2, 0, 0, 1, 1, 6},
+           Shape{1, 2, 150, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 2},
        }) {
-    OPSCHED_ASSERT_OK(CheckEveryDtype("conv2d_cuda_depthwise_staged", s, 64, &runs));
+    OPSCHED_ASSERT_OK(CheckEveryDtype("conv2d_cuda_depthwise_staged", s, 100, &runs));
   }
-  EXPECT_GT(runs, 36 * 40);
+  EXPECT_GT(runs, 72 * 80);
 }
 
 TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
@@ -460,9 +471,9 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
   // Few channels (MNIST's first layer): the direct kernel; not for depthwise layers.
   EXPECT_EQ(rule("conv2d x=f32[128,1,28,28] w=f32[16,1,3,3]" + dense).rfind("conv2d_cuda_direct ", 0), 0u);
   // Depthwise, any dtype: the staged kernel in its default config (nchw rows=64
-  // rows_per_thread=4 block=128, or the closest that fits: 64 rows of a 112-wide image at
-  // stride 2 do not; nhwc 8x16 tiles, strips of 8 rows); a dilated filter: the own
-  // depthwise kernel in its default, for f16/bf16.
+  // rows_per_thread=4 columns_per_thread=1 block=128, or the closest that fits: 64 rows
+  // of a 112-wide image at stride 2 do not; nhwc 8x16 tiles, strips of 8 rows); a
+  // dilated filter: the own depthwise kernel in its default, for f16/bf16.
   const auto default_of = [&](const std::string& name, const std::string& line) {
     const Implementation* impl = registry_.FindImplementation(name);
     EXPECT_NE(impl, nullptr) << name;
@@ -473,13 +484,14 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
   };
   const std::string wide = "conv2d x=f32[8,96,112,112] w=f32[96,1,3,3] stride=2,2 pad=1,1 dilation=1,1 groups=96 "
                            "layout=nchw math=fp32";
-  EXPECT_EQ(rule(wide), "conv2d_cuda_depthwise_staged block=128,rows=32,rows_per_thread=4");
+  EXPECT_EQ(rule(wide), "conv2d_cuda_depthwise_staged block=128,columns_per_thread=1,rows=32,rows_per_thread=4");
   for (const char* op : {"conv2d", "conv2d_bias_act"}) {
     const std::string b = std::string(op) == "conv2d" ? "" : " b=f16[144]";
     const std::string act = std::string(op) == "conv2d" ? "" : " act=relu";
     const std::string nchw = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=1,1 dilation=1,1 "
                                          "groups=144 layout=nchw math=fp32{}", op, b, act);
-    EXPECT_EQ(rule(nchw), fmt::format("{}_cuda_depthwise_staged block=128,rows=64,rows_per_thread=4", op));
+    EXPECT_EQ(rule(nchw),
+              fmt::format("{}_cuda_depthwise_staged block=128,columns_per_thread=1,rows=64,rows_per_thread=4", op));
     const std::string nhwc = fmt::format("{} x=f16[32,56,56,144] w=f16[144,3,3,1]{} stride=1,1 pad=1,1 dilation=1,1 "
                                          "groups=144 layout=nhwc math=fp32{}", op, b, act);
     EXPECT_EQ(rule(nhwc), fmt::format("{}_cuda_depthwise_staged_nhwc block=128,columns=16,rows=8,rows_per_thread=8", op));

@@ -67,6 +67,34 @@ TEST_F(MainLaunchTest, StagedDepthwiseTilesSayTheirBlocksAndTheRowsTheyWaste) {
   EXPECT_DOUBLE_EQ(nhwc->useful, 144.0 / 160);  // 4 strips of 8 x 2 for 4 warps
 }
 
+// MobileNetV2's 56x56 depthwise layer: rows of 56 f16 are seven 16-byte vectors, so the
+// staged rows start 16-byte aligned (4 floats of left padding, a pitch of 64 floats: the
+// 61 floats that the last output's taps reach, rounded up); 57 columns are staged element
+// by element (1 float of padding, a pitch of 59). A block holds a whole plane: 58 staged
+// rows, and the 9 taps after them.
+TEST_F(MainLaunchTest, StagedDepthwiseRowsOfWholeVectorsStartAligned) {
+  if (!Registered("conv2d_cuda_depthwise_staged")) GTEST_SKIP() << "this build has no GPU implementations";
+  const auto line = [](int w) {
+    return "conv2d x=f16[32,144,56," + std::to_string(w) +
+           "] w=f16[144,1,3,3] stride=1,1 pad=1,1 dilation=1,1 groups=144 layout=nchw math=fp32";
+  };
+  const std::string config = "block=128,rows=64,rows_per_thread=4";
+  const std::optional<LaunchShape> vector = Launch("conv2d_cuda_depthwise_staged", line(56), config);
+  ASSERT_TRUE(vector.has_value());
+  EXPECT_EQ(vector->shared_bytes, (58u * 64 + 9) * sizeof(float));
+  const std::optional<LaunchShape> element = Launch("conv2d_cuda_depthwise_staged", line(57), config);
+  ASSERT_TRUE(element.has_value());
+  EXPECT_EQ(element->shared_bytes, (58u * 59 + 9) * sizeof(float));
+  // At stride 2 with 28 output columns (a warp's strips in two row groups), element by
+  // element: a pitch of 59 (the 5x5 taps of the last output reach 2 + 54 + 5 - 2 floats).
+  const std::optional<LaunchShape> strided = Launch(
+      "conv2d_cuda_depthwise_staged",
+      "conv2d x=f16[64,72,56,56] w=f16[72,1,5,5] stride=2,2 pad=2,2 dilation=1,1 groups=72 layout=nchw math=fp32",
+      "block=128,rows=32,rows_per_thread=4");
+  ASSERT_TRUE(strided.has_value());
+  EXPECT_EQ(strided->shared_bytes, (59u * 59 + 25) * sizeof(float));
+}
+
 // BERT-base's bias gradient (a held-out line): 768 columns in vectors of 4 over 128-wide
 // blocks leave a quarter of the lanes idle; split 128 makes 256 blocks.
 TEST_F(MainLaunchTest, ReductionsSayTheirSplitGridAndIdleLanes) {
