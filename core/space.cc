@@ -80,7 +80,8 @@ Status ConfigSpace::Check(const Config& config) const {
   }
   if (found != config.knobs().size()) {
     for (const Knob& knob : config.knobs()) {
-      const bool declared = std::any_of(knobs_.begin(), knobs_.end(), [&](const KnobDomain& k) { return k.name == knob.name; });
+      const bool declared =
+          std::any_of(knobs_.begin(), knobs_.end(), [&](const KnobDomain& k) { return k.name == knob.name; });
       if (!declared) {
         return absl::InvalidArgumentError(fmt::format("config {} sets knob '{}', which the space lacks",
                                                       config.ToString(), knob.name));

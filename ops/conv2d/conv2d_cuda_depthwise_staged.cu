@@ -57,9 +57,11 @@ inline int VectorElements(const Problem& p) { return p.type == ElementType::kF32
 
 // Whether a block places x's rows a 16-byte vector at a time: every row is whole vectors,
 // so each run a block stages (whole rows, whole planes) starts 16-byte aligned. Not at
-// stride 2 where a warp's strips come from two row groups (Q < 32): its taps touch even
-// banks only, and rows a multiple of 4 floats long put both groups on the same ones (an
-// f16 5x5 layer with 28 output columns took 13% longer on the H100).
+// stride 2 where a warp's one-column strips come from two row groups (Q < 32): its taps
+// touch even banks only, and rows a multiple of 4 floats long put both groups on the same
+// ones (an f16 5x5 layer with 28 output columns took 13% longer on the H100). (Strips of
+// two columns span two row groups below 64 columns; no layer measured there was faster
+// with two columns at stride 2, so the bound stays the one measured.)
 inline bool VectorStagingFits(const Problem& p) {
   return p.w % VectorElements(p) == 0 && Aligned(p.x, 16) && (p.stride_w == 1 || p.q >= 32);
 }

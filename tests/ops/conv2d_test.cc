@@ -220,10 +220,11 @@ TEST_P(Conv2dTest, EveryStagedDepthwiseConfigMatchesTheReference) {
   // (16-byte staging with scalar head and tail), row tiles of a wider one at stride 2
   // whose windows are staged with four loads in flight a thread, 5x5 at stride 2, 7x7 at
   // stride 1, no padding at stride 2; f32, f16 and bf16, with and without the fused
-  // bias+activation. Then the vector staging (rows of whole 16-byte vectors: widths of 8,
-  // 16, 24, 32, 56 and 112; 20 in f32 only): 8x8 planes packed two to a block (2200
-  // planes), row tiles of 56 columns, 5x5 at stride 2 and 7x7 (2 and 3 columns of padding
-  // in a lead of 4), no padding, and a stride-2 layer staged with four loads in flight.
+  // bias+activation. Then rows of whole 16-byte vectors, staged a vector at a time: 8x8
+  // planes packed two to a block (2200 planes), row tiles of 56 columns, a 7x7 filter (3
+  // columns of padding in a lead of 4), 20 columns (f32 only), a stride-2 layer of 56
+  // output columns staged with four loads in flight; and at stride 2 with fewer than 32
+  // output columns (24 and 16 wide, 5x5 and no padding), element by element.
   if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
   int runs = 0;
   for (const Shape& s : {
