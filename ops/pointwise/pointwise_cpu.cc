@@ -123,19 +123,6 @@ class PointwiseCpuUnfused : public PointwiseCpuBase {
   }
 };
 
-// The accumulator form of `bc` over its whole iteration space.
-void Interpret(const Bytecode& bc, const AccCode& code, const TensorPointers& p, int threads, int64_t chunk) {
-  const int tensors = bc.num_inputs + bc.num_outputs;
-  cpu::Parallel(bc.numel, chunk, threads, [&](int64_t begin, int64_t end) {
-    cpu::ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
-      for (int64_t k = 0; k < count; ++k) {
-        RunAccumulated(bc, code, p, off);
-        for (int t = 0; t < tensors; ++t) off[t] += inner[t];
-      }
-    });
-  });
-}
-
 // `chunk`: elements per piece of work.
 Knobs<CpuKnobs> InterpreterKnobs(const Target& target) { return CpuChunkKnobs(target, {4096, 65536, 1048576}, 65536); }
 
@@ -160,7 +147,7 @@ class PointwiseCpuInterpreted : public PointwiseCpuBase {
     OPSCHED_ASSIGN_OR_RETURN(const Chunking k, ChunkingOf(target, config));
     return MakePrepared(0, [c, k](const PreparedArgs& a) {
       const Bytecode& bc = c->bytecode;
-      Interpret(bc, c->accumulator, cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs), k.threads,
+      cpu::Interpret(bc, c->accumulator, cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs), k.threads,
                 k.chunk);
       return absl::OkStatus();
     });
@@ -189,9 +176,9 @@ class PointwiseCpuHoisted : public PointwiseCpuBase {
       for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
       for (size_t i = 0; i < h.passes.size(); ++i) {
         const HoistPass& pass = h.passes[i];
-        Interpret(pass.bytecode, pass.accumulator, PassPointers(h, i, tensors, a.workspace), k.threads, k.chunk);
+        cpu::Interpret(pass.bytecode, pass.accumulator, PassPointers(h, i, tensors, a.workspace), k.threads, k.chunk);
       }
-      Interpret(h.bytecode, h.accumulator, MainPointers(h, inputs, outputs, tensors, a.workspace), k.threads,
+      cpu::Interpret(h.bytecode, h.accumulator, MainPointers(h, inputs, outputs, tensors, a.workspace), k.threads,
                 k.chunk);
       return absl::OkStatus();
     });

@@ -1,7 +1,8 @@
 // pointwise_cpu_batchnorm: batch-norm inference (pointwise_batchnorm.h): every channel's
 // mean, scale and shift computed once into a table, then a loop over runs of one channel
-// ((x - m) * s + b and the activation per element; channels-last, the channel steps with
-// the element). Threads over chunks of elements.
+// ((x - m) * s + b, the activation and the clamps per element; channels-last, the channel
+// steps with the element). Threads over chunks of elements. A hoisted plan runs the
+// hoisting's first passes (one thread: per-channel sizes) before it.
 #include <algorithm>
 #include <vector>
 
@@ -27,7 +28,7 @@ ChannelStats ChannelOf(const BatchNormPlan& plan, const Bytecode& bc, const Tens
     present |= 1u << k;
     value[k] = LoadElement(bc.types[t], p.data[t], c * plan.channel_stride[k]);
   }
-  return FoldChannel(value, present, plan.gate, plan.eps);
+  return FoldChannel(value, present, plan.gate, plan.eps, plan.factor);
 }
 
 template <typename T>
@@ -40,7 +41,7 @@ void RunBatchNorm(const BatchNormPlan& plan, const Bytecode& bc, const TensorPoi
   for (int64_t c = 0; c < static_cast<int64_t>(table.size()); ++c) table[c] = ChannelOf(plan, bc, p, c);
   auto element = [&](int64_t i, const ChannelStats& ch) {
     const float y = (T::Load(x[i]) - ch.mean) * ch.scale + ch.shift;
-    out[i] = T::Store(Unary(plan.act, y));  // kCastF32 (no activation) is the identity
+    out[i] = T::Store(Bounded(plan.bound, Unary(plan.act, y)));  // kCastF32 (no activation) is the identity
   };
   cpu::Parallel(plan.numel, 65536, threads, [&](int64_t begin, int64_t end) {
     if (plan.inner == 1) {  // the channel steps with the element
@@ -66,6 +67,11 @@ class PointwiseCpuBatchNorm : public Implementation {
   ImplementationTraits traits() const override { return {.deterministic = true, .in_place = true}; }
   Status Applicable(const Workload& w, const Target&) const override { return BatchNormPlanFor(w).status(); }
   ConfigSpace Space(const Workload&, const Target& target) const override { return CpuThreadKnobs(target).Space(); }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    StatusOr<BatchNormPlan> plan = BatchNormPlanFor(w);
+    return c.ok() && plan.ok() && plan->hoisted ? (*c)->hoisted->workspace_bytes : 0;
+  }
   // Prepare plans once; Run binds the tensors.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config,
                                               const Target& target) const override {
@@ -73,9 +79,24 @@ class PointwiseCpuBatchNorm : public Implementation {
     OPSCHED_ASSIGN_OR_RETURN(const BatchNormPlan plan, PlanBatchNorm(*c));
     OPSCHED_ASSIGN_OR_RETURN(const CpuKnobs knobs, CpuThreadKnobs(target).Parse(config));
     const int threads = knobs.threads;
-    return MakePrepared(0, [c, plan, threads](const PreparedArgs& a) {
-      const Bytecode& bc = c->bytecode;
-      const TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+    const size_t workspace = plan.hoisted ? c->hoisted->workspace_bytes : 0;
+    return MakePrepared(workspace, [c, plan, threads, workspace](const PreparedArgs& a) -> Status {
+      // The hoisted plan: the first passes into workspace, then the kernel over the main
+      // program's tensors (the workload's inputs, the hoisted values, the output).
+      const Bytecode& bc = plan.hoisted ? c->hoisted->bytecode : c->bytecode;
+      TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+      if (plan.hoisted) {
+        const Hoisted& h = *c->hoisted;
+        if (a.workspace_bytes < workspace) return absl::InternalError("pointwise_cpu_batchnorm: workspace too small");
+        const void* tensors[kMaxTensors] = {};
+        for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
+        for (size_t i = 0; i < h.passes.size(); ++i) {
+          cpu::Interpret(h.passes[i].bytecode, h.passes[i].accumulator, PassPointers(h, i, tensors, a.workspace), 1,
+                         h.passes[i].bytecode.numel);
+        }
+        const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
+        p = MainPointers(h, inputs, outputs, tensors, a.workspace);
+      }
       switch (bc.types[plan.x]) {
         case ElementType::kF16: RunBatchNorm<F16>(plan, bc, p, threads); break;
         case ElementType::kBF16: RunBatchNorm<BF16>(plan, bc, p, threads); break;

@@ -1,6 +1,6 @@
 // CPU loops over a pointwise iteration space: runs of the innermost dimension with every
-// tensor's offset at the run's start, and the thread/chunk split shared by the CPU
-// implementations.
+// tensor's offset at the run's start, the thread/chunk split shared by the CPU
+// implementations, and the interpreter's loop over them.
 #pragma once
 
 #include <omp.h>
@@ -41,6 +41,19 @@ void Parallel(int64_t n, int64_t chunk, int threads, Body&& body) {
   }
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t c = 0; c < chunks; ++c) body(c * chunk, std::min(n, (c + 1) * chunk));
+}
+
+// The accumulator form of `bc` over its whole iteration space.
+inline void Interpret(const Bytecode& bc, const AccCode& code, const TensorPointers& p, int threads, int64_t chunk) {
+  const int tensors = bc.num_inputs + bc.num_outputs;
+  Parallel(bc.numel, chunk, threads, [&](int64_t begin, int64_t end) {
+    ForEachRun(bc, begin, end, [&](int64_t* off, int64_t count, const int64_t* inner) {
+      for (int64_t k = 0; k < count; ++k) {
+        RunAccumulated(bc, code, p, off);
+        for (int t = 0; t < tensors; ++t) off[t] += inner[t];
+      }
+    });
+  });
 }
 
 // The bytecode's tensor pointers from Run's tensors (inputs then outputs).

@@ -19,6 +19,7 @@
 
 #include "core/gpu/portability.h"
 #include "ops/pointwise/pointwise_accumulator.h"
+#include "ops/pointwise/pointwise_batchnorm_math.h"
 #include "ops/pointwise/pointwise_bytecode.h"
 
 namespace opsched::pointwise::gpu_kernels {
@@ -75,7 +76,7 @@ struct ChainArgs {
 };
 gpuError_t LaunchChain(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream);
 
-// Batch-norm inference (pointwise_batchnorm.h): out = act((x - m) * g * rsqrt(v + eps) + b).
+// Batch-norm inference (pointwise_batchnorm.h): out = clamps(act((x - m) * g * rsqrt(v + eps) + b)).
 // Element i belongs to channel (i / inner) % channels. A thread takes `vector`
 // consecutive elements at a time: of one channel where inner > 1 (vector dividing
 // inner), of `vector` consecutive channels where inner is 1 (vector dividing channels);
@@ -88,8 +89,10 @@ struct BatchNormArgs {
   void* out = nullptr;
   int channel_stride[4] = {};            // 1: per channel; 0: one element
   float eps = 0;
+  float factor = 1;                      // a constant factor of the scale
   bool gate = false;                     // g enters as sigmoid(g)
   OpCode act = OpCode::kCastF32;         // kCastF32: none
+  Bound bound[kMaxBounds];               // clamps after act, the inner one first
   int64_t numel = 0;                     // below 2^32
   int64_t channels = 1;
   int64_t inner = 1;

@@ -1,10 +1,12 @@
 // Batch-norm inference (pointwise_batchnorm.h) without bytecode: a grid-stride loop over
-// groups of V consecutive elements, one kernel per element type and V (the activation is
-// a warp-uniform switch per group). A thread keeps the mean, scale and shift of its
-// group's channels in registers and reads them again only when its next group lies in
-// other channels; where inner is 1 (channels-last) each block first computes every
-// channel's statistics into shared memory, and the grid (about one wave) is sized so that
-// a thread's groups all fall on the same V channels, which it then reads once.
+// groups of V consecutive elements, one kernel per element type, V and whether the plan
+// clamps or has a constant factor (kGeneral; the activation is a warp-uniform switch per
+// group). A thread keeps the
+// mean, scale and shift of its group's channels in registers and reads them again only
+// when its next group lies in other channels; where inner is 1 (channels-last) the grid
+// (about one wave) is sized so that a thread's groups all fall on the same V channels,
+// and each block first computes the statistics of the channels its threads read into
+// shared memory.
 #include <algorithm>
 
 #include "ops/pointwise/pointwise_batchnorm_math.h"
@@ -24,6 +26,8 @@ __device__ inline float ParamOf(const void* p, uint32_t types, int k, uint32_t c
 // Not inlined: inlined into every lane of every kernel (with an activation a template
 // argument as well), nvcc's cicc took 24 s a kernel, 10 minutes over the file.
 // Arguments by value, so that the kernel's parameters stay in place (no stack copy).
+// The plan's constant factor is applied by the general kernel after the call (factor *
+// scale, as FoldChannel does), so that the plain kernel's calls stay as they were.
 __device__ __noinline__ ChannelStats StatsOf(const void* m, const void* v, const void* g, const void* b, uint32_t types,
                                              float eps, uint32_t c) {
   const void* param[4] = {m, v, g, b};
@@ -58,19 +62,84 @@ __device__ inline void Activate(OpCode act, float* y) {
   }
 }
 
+// The clamps after the activation (none, or one or two max/min with a constant, the
+// inner first): warp-uniform branches a group, each lane as the interpreter's Binary.
+template <int V>
+__device__ inline void Clamp(const Bound (&bound)[kMaxBounds], float* y) {
+#pragma unroll
+  for (int k = 0; k < kMaxBounds; ++k) {
+    const OpCode op = bound[k].op;
+    if (op == OpCode::kCastF32) return;
+    const float c = bound[k].value;
+    const bool first = bound[k].value_first;
+    if (op == OpCode::kMax) {
+#pragma unroll
+      for (int e = 0; e < V; ++e) y[e] = first ? Max(c, y[e]) : Max(y[e], c);
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) y[e] = first ? Min(c, y[e]) : Min(y[e], c);
+    }
+  }
+}
+
 // Channels-last statistics staged in shared memory by the block (mean, scale, shift of
-// every channel: 12 bytes each), up to this many channels (48 KiB).
+// each channel it stages: 12 bytes each), up to this many channels (48 KiB).
 constexpr int64_t kMaxStagedChannels = 4096;
 
+// The general kernel's staging reads this many channels' parameters before folding any
+// (loads in flight; a call per channel waits on each in turn).
+constexpr int kStagedAhead = 4;
+
+// Stages channels first + j (mod channels), j < span, into the block's shared memory at
+// j, each folded with the plan's constant factor.
+__device__ inline void StageChannels(const BatchNormArgs& a, uint32_t types, uint32_t first, uint32_t span,
+                                     float* mean, float* scale, float* shift) {
+  const uint32_t channels = static_cast<uint32_t>(a.channels);
+  unsigned present = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) present |= a.param[k] != nullptr ? 1u << k : 0u;
+  for (uint32_t j0 = threadIdx.x; j0 < span; j0 += kStagedAhead * blockDim.x) {
+    float value[kStagedAhead][4] = {};
+#pragma unroll
+    for (int u = 0; u < kStagedAhead; ++u) {
+      const uint32_t j = j0 + u * blockDim.x;
+      if (j >= span) break;
+      uint32_t c = first + j;
+      if (c >= channels) c -= channels;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if (present & (1u << k)) value[u][k] = ParamOf(a.param[k], types, k, c);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kStagedAhead; ++u) {
+      const uint32_t j = j0 + u * blockDim.x;
+      if (j >= span) break;
+      const ChannelStats st = FoldChannel(value[u], present, (types >> 12) & 1u, a.eps, a.factor);
+      mean[j] = st.mean;
+      scale[j] = st.scale;
+      shift[j] = st.shift;
+    }
+  }
+}
+
 // per_lane: the V elements of a group are V channels (inner 1); else one channel.
-// staged: per_lane with the statistics of every channel first computed into shared
-// memory by the block's threads together (a thread computing its V channels' itself
-// waited on V calls in a row: the bf16 channels-last line took 150 us, 77 hoisted).
-template <ElementType T, int V>
-__global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const BatchNormArgs a) {
+// staged (span > 0): per_lane with the statistics first computed into shared memory by
+// the block's threads together (a thread computing its V channels' itself waited on V
+// calls in a row: the bf16 channels-last line took 150 us, 77 hoisted); span is every
+// channel.
+// kGeneral: the plan clamps after the activation or has a constant factor; the launch
+// then may set span below the channels: where a thread's channels never change (each
+// grid step a multiple of the channels) and a block's threads read fewer than all, the
+// block stages only the blockDim * V channels from its first one (mod channels), with
+// loads in flight. Its own kernel: with the clamps' branch and the factor in every
+// kernel, and then this staging as well, the batch-norm chains that use none of them ran
+// 2-32% slower on the H100 (the kernels took 44-57 registers where they take 29-47).
+template <ElementType T, int V, bool kGeneral>
+__global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const BatchNormArgs a, uint32_t span) {
   extern __shared__ float staged_stats[];
   const bool per_lane = a.inner == 1;
-  const bool staged = per_lane && a.channels <= kMaxStagedChannels;
+  const bool staged = per_lane && span > 0;
   const uint32_t groups = static_cast<uint32_t>(a.numel / V);
   const uint32_t stride = gridDim.x * blockDim.x;
   const uint32_t channels = static_cast<uint32_t>(a.channels);
@@ -82,15 +151,23 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
   }
   types |= uint32_t(a.gate) << 12;
   uint32_t cached = 0xffffffffu;  // the first channel of the statistics held
+  const uint32_t staged_count = kGeneral ? span : channels;
   float* const staged_mean = staged_stats;
-  float* const staged_scale = staged_stats + channels;
-  float* const staged_shift = staged_stats + 2 * channels;
+  float* const staged_scale = staged_stats + staged_count;
+  float* const staged_shift = staged_stats + 2 * staged_count;
+  // The block's first channel: staged index j is channel first + j (mod channels).
+  uint32_t first = 0;
+  if constexpr (kGeneral) first = span < channels ? (blockIdx.x * blockDim.x * V) % channels : 0;
   if (staged) {
-    for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
-      const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
-      staged_mean[c] = st.mean;
-      staged_scale[c] = st.scale;
-      staged_shift[c] = st.shift;
+    if constexpr (kGeneral) {
+      StageChannels(a, types, first, span, staged_mean, staged_scale, staged_shift);
+    } else {
+      for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
+        const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
+        staged_mean[c] = st.mean;
+        staged_scale[c] = st.scale;
+        staged_shift[c] = st.shift;
+      }
     }
     __syncthreads();
   }
@@ -100,24 +177,26 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
     if (c0 != cached) {
       cached = c0;
       if (staged) {
+        uint32_t j0 = c0;
+        if constexpr (kGeneral) j0 = c0 >= first ? c0 - first : c0 + channels - first;
 #pragma unroll
         for (int e = 0; e < V; ++e) {
-          mean[e] = staged_mean[c0 + e];
-          scale[e] = staged_scale[c0 + e];
-          shift[e] = staged_shift[c0 + e];
+          mean[e] = staged_mean[j0 + e];
+          scale[e] = staged_scale[j0 + e];
+          shift[e] = staged_shift[j0 + e];
         }
       } else if (per_lane) {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
           const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0 + e);
           mean[e] = st.mean;
-          scale[e] = st.scale;
+          scale[e] = kGeneral ? a.factor * st.scale : st.scale;
           shift[e] = st.shift;
         }
       } else {
         const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0);
         mean[0] = st.mean;
-        scale[0] = st.scale;
+        scale[0] = kGeneral ? a.factor * st.scale : st.scale;
         shift[0] = st.shift;
 #pragma unroll
         for (int e = 1; e < V; ++e) {
@@ -132,6 +211,7 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
 #pragma unroll
     for (int e = 0; e < V; ++e) x[e] = __fadd_rn(__fmul_rn(x[e] - mean[e], scale[e]), shift[e]);
     Activate<V>(a.act, x);
+    if constexpr (kGeneral) Clamp<V>(a.bound, x);
     StoreRun<V>(T, a.out, i, x);
   }
 }
@@ -152,17 +232,28 @@ template <ElementType T, int V>
 gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
   const int64_t groups = a.numel / V;
   unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
-  size_t shared = 0;
+  bool general = a.factor != 1;
+  for (const Bound& b : a.bound) general = general || b.op != OpCode::kCastF32;
+  uint32_t span = 0;
   if (a.inner == 1) {
-    // About one wave of threads (each block stages every channel's statistics once),
+    // About one wave of threads (each block stages its channels' statistics once),
     // every grid step a multiple of the channels: a thread's groups keep their channels.
     grid = std::min<unsigned>(grid, std::max(1, kStagedThreads / c.block));
     const uint32_t per_channels = static_cast<uint32_t>(a.channels / V);  // groups per row
     const uint32_t q = per_channels / Gcd(per_channels, static_cast<uint32_t>(c.block));
-    if (q > 1 && q <= 4096) grid = static_cast<unsigned>((int64_t(grid) + q - 1) / q * q);
-    if (a.channels <= kMaxStagedChannels) shared = static_cast<size_t>(a.channels) * 3 * sizeof(float);
+    const bool fixed = q <= 4096;
+    if (q > 1 && fixed) grid = static_cast<unsigned>((int64_t(grid) + q - 1) / q * q);
+    // A block's threads read blockDim * V consecutive channels (mod channels) when fixed.
+    const int64_t reads = fixed ? std::min<int64_t>(a.channels, int64_t(c.block) * V) : a.channels;
+    const int64_t staged = general ? reads : a.channels;
+    if (staged <= kMaxStagedChannels) span = static_cast<uint32_t>(staged);
   }
-  BatchNormKernel<T, V><<<grid, c.block, shared, stream>>>(a);
+  const size_t shared = static_cast<size_t>(span) * 3 * sizeof(float);
+  if (general) {
+    BatchNormKernel<T, V, true><<<grid, c.block, shared, stream>>>(a, span);
+  } else {
+    BatchNormKernel<T, V, false><<<grid, c.block, shared, stream>>>(a, span);
+  }
   return gpuGetLastError();
 }
 
@@ -207,6 +298,9 @@ gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStr
       break;
     default:
       return gpuErrorInvalidValue;
+  }
+  for (const Bound& b : a.bound) {
+    if (b.op != OpCode::kCastF32 && b.op != OpCode::kMax && b.op != OpCode::kMin) return gpuErrorInvalidValue;
   }
   switch (a.type) {
     case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream);

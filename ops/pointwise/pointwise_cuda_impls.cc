@@ -8,7 +8,9 @@
 //                               a launch per first pass, then the main program.
 //   pointwise_cuda_specialised  one launch of the chain's templated kernel (pointwise_match.h).
 //   pointwise_cuda_batchnorm    one launch of the batch-norm inference kernel
-//                               (pointwise_batchnorm.h): statistics read once per channel run.
+//                               (pointwise_batchnorm.h): statistics read once per channel run;
+//                               after the hoisting's first passes where its per-channel
+//                               factors are expressions (the hoisted plan).
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
 #include <array>
@@ -261,12 +263,17 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
     StatusOr<Planned> p = PlanOf(w);
     return KnobsOf(p.ok() && p->narrow, p.ok() && p->plan.inner > 1).Space();
   }
+  size_t WorkspaceBytes(const Workload& w, const Config&) const override {
+    StatusOr<Planned> p = PlanOf(w);
+    return p.ok() && p->plan.hoisted ? p->compiled->hoisted->workspace_bytes : 0;
+  }
   // Prepare plans once and fills the kernel's arguments but the pointers; Run binds them.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
     OPSCHED_ASSIGN_OR_RETURN(const Planned planned, PlanOf(w));
     const BatchNormPlan& plan = planned.plan;
     OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(planned.narrow, plan.inner > 1).Parse(config));
-    const Bytecode& bc = planned.compiled->bytecode;
+    const std::shared_ptr<const Compiled>& c = planned.compiled;
+    const Bytecode& bc = plan.hoisted ? c->hoisted->bytecode : c->bytecode;
     k::BatchNormArgs args;
     args.type = bc.types[plan.x];
     for (int p = 0; p < 4; ++p) {
@@ -274,17 +281,44 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
       args.channel_stride[p] = plan.channel_stride[p];
     }
     args.eps = plan.eps;
+    args.factor = plan.factor;
     args.gate = plan.gate;
     args.act = plan.act;
+    for (int b = 0; b < kMaxBounds; ++b) args.bound[b] = plan.bound[b];
     args.numel = plan.numel;
     args.channels = plan.channels;
     args.inner = plan.inner;
+    // A hoisted plan: the first passes (at the interpreter's rule for their small shapes)
+    // write the per-channel values to workspace; the kernel reads the main program's
+    // tensors (the workload's inputs, the values, the output).
+    std::vector<k::LaunchConfig> pass_launch;
+    if (plan.hoisted) {
+      for (const HoistPass& pass : c->hoisted->passes) pass_launch.push_back(InterpreterRule(pass.bytecode));
+    }
+    const size_t workspace = plan.hoisted ? c->hoisted->workspace_bytes : 0;
     const int out = bc.num_inputs;
-    return MakePrepared(0, [this, args, plan, out, launch](const PreparedArgs& a) {
+    return MakePrepared(workspace, [this, c, args, plan, out, launch, pass_launch, workspace](const PreparedArgs& a) -> Status {
+      const void* tensors[kMaxTensors] = {};
+      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
+      TensorPointers p;
+      if (plan.hoisted) {
+        const Hoisted& h = *c->hoisted;
+        if (a.workspace_bytes < workspace) return absl::InternalError("pointwise_cuda_batchnorm: workspace too small");
+        for (size_t i = 0; i < h.passes.size(); ++i) {
+          const HoistPass& pass = h.passes[i];
+          OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchInterpreted(pass.bytecode, pass.accumulator,
+                                                                PassPointers(h, i, tensors, a.workspace),
+                                                                pass_launch[i], StreamOf(a.stream))));
+        }
+        p = MainPointers(h, static_cast<int>(c->inputs.size()), static_cast<int>(c->outputs.size()), tensors,
+                         a.workspace);
+      } else {
+        for (int t = 0; t < out + 1 && t < kMaxTensors; ++t) p.data[t] = tensors[t];
+      }
       k::BatchNormArgs bound = args;
-      bound.x = a.tensors[plan.x].data;
-      for (int p = 0; p < 4; ++p) bound.param[p] = plan.param[p] >= 0 ? a.tensors[plan.param[p]].data : nullptr;
-      bound.out = a.tensors[out].data;
+      bound.x = p.data[plan.x];
+      for (int q = 0; q < 4; ++q) bound.param[q] = plan.param[q] >= 0 ? p.data[plan.param[q]] : nullptr;
+      bound.out = const_cast<void*>(p.data[out]);
       return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream)));
     });
   }

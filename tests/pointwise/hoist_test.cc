@@ -100,7 +100,9 @@ TEST(HoistTest, ValuesOverOtherDimensionsTakeAPassEachAndEqualOnesShareAValue) {
 }
 
 // The GPU rule (strategies/pointwise_strategy.cc) takes the hoisted form where at least
-// 2 operations are hoisted over at least 4M elements, from shapes alone (no GPU needed).
+// 2 operations are hoisted over at least 4M elements, from shapes alone (no GPU needed);
+// where the hoisted main program is batch-norm inference, the batchnorm implementation
+// under the same bounds.
 TEST(HoistTest, RuleTakesTheHoistedFormForTwoOperationsOverFourMillionElements) {
   if (Registry::Global().FindImplementation("pointwise_cuda_hoisted") == nullptr) {
     GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
@@ -111,9 +113,14 @@ TEST(HoistTest, RuleTakesTheHoistedFormForTwoOperationsOverFourMillionElements) 
     const char* served;
   };
   for (const Case& c : {
-           // 4 operations hoisted, 16M elements.
+           // 4 operations hoisted, 16M elements, and the main program batch-norm
+           // inference: the batchnorm implementation's hoisted plan (above hoisting).
            Case{"pointwise x=f32[4096,4096] b=f32[4096] g=f32[4096] out=f32[4096,4096] "
                 "expr=\"max(min((x-b)*rsqrt(g*g+1e-5)*0.5+b, 6), 0)\"",
+                "pointwise_cuda_batchnorm"},
+           // 4 operations hoisted, 16M elements, a main program of other form.
+           Case{"pointwise x=f32[4096,4096] b=f32[4096] g=f32[4096] out=f32[4096,4096] "
+                "expr=\"exp(max(min((x-b)*rsqrt(g*g+1e-5)*0.5+b, 6), 0))\"",
                 "pointwise_cuda_hoisted"},
            // 3 operations (g*rsqrt(v+1e-5)), 4M elements exactly (batch-norm with an exp
            // after it: not the batchnorm implementations' chain).
@@ -124,7 +131,8 @@ TEST(HoistTest, RuleTakesTheHoistedFormForTwoOperationsOverFourMillionElements) 
            Case{"pointwise x=f32[15,64,64,64] m=f32[64,1,1] v=f32[64,1,1] g=f32[64,1,1] b=f32[64,1,1] "
                 "out=f32[15,64,64,64] expr=\"exp((x-m)*rsqrt(v+1e-5)*g+b)\"",
                 "pointwise_cuda_interpreted"},
-           // One operation hoisted (silu(b)), 16M elements.
+           // One operation hoisted (silu(b)), 16M elements: not worth a pass, though the
+           // main program x*$h0 is a per-channel scale.
            Case{"pointwise x=f32[4096,4096] b=f32[4096] out=f32[4096,4096] expr=\"x*silu(b)\"",
                 "pointwise_cuda_interpreted"},
            // A known chain stays specialised (bias+gelu hoists nothing anyway).
