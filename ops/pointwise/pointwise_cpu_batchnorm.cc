@@ -84,8 +84,10 @@ class PointwiseCpuBatchNorm : public Implementation {
       // The hoisted plan: the first passes into workspace, then the kernel over the main
       // program's tensors (the workload's inputs, the hoisted values, the output).
       const Bytecode& bc = plan.hoisted ? c->hoisted->bytecode : c->bytecode;
-      TensorPointers p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
-      if (plan.hoisted) {
+      TensorPointers p;
+      if (!plan.hoisted) {
+        p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
+      } else {
         const Hoisted& h = *c->hoisted;
         if (a.workspace_bytes < workspace) return absl::InternalError("pointwise_cpu_batchnorm: workspace too small");
         const void* tensors[kMaxTensors] = {};
