@@ -55,6 +55,9 @@ using gpuDeviceProp = hipDeviceProp_t;
 #define gpuHostGetDevicePointer hipHostGetDevicePointer
 #define gpuFreeHost hipHostFree
 #define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define gpuDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define OPSCHED_GPU_BACKEND_NAME "hip"
 #define OPSCHED_WARP_SIZE 64
 #else
@@ -108,6 +111,9 @@ using gpuDeviceProp = cudaDeviceProp;
 #define gpuHostGetDevicePointer cudaHostGetDevicePointer
 #define gpuFreeHost cudaFreeHost
 #define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDevAttrMultiProcessorCount cudaDevAttrMultiProcessorCount
 #define OPSCHED_GPU_BACKEND_NAME "cuda"
 #define OPSCHED_WARP_SIZE 32
 #endif

@@ -102,6 +102,14 @@ struct BatchNormArgs {
 int BatchNormVector(const BatchNormArgs& a, int vector);
 // The kernel's largest block at `vector` lanes: 512 with 16 (their registers), else 1024.
 inline constexpr int MaxBatchNormBlock(int vector) { return vector >= 16 ? 512 : 1024; }
-gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream);
+// wave_blocks (channels-last): the blocks one wave of the device holds for this kernel
+// and config (BatchNormWaveBlocks, at Prepare); 0: the H100's, from its 132 SMs of 2048
+// threads. (Not a field of the kernel's arguments: one more took the plain 8-lane
+// kernels from 47 registers to 50.)
+gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks = 0);
+// Channels-last (inner 1): how many blocks of the kernel that LaunchBatchNorm would launch
+// for `a` and `c` one wave of the current device holds (occupancy times SMs); 0 where
+// inner > 1 or the query fails.
+int BatchNormWaveBlocks(const BatchNormArgs& a, const LaunchConfig& c);
 
 }  // namespace opsched::pointwise::gpu_kernels

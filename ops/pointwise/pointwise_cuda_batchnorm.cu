@@ -4,7 +4,7 @@
 // group). A thread keeps the
 // mean, scale and shift of its group's channels in registers and reads them again only
 // when its next group lies in other channels; where inner is 1 (channels-last) the grid
-// (about one wave) is sized so that a thread's groups all fall on the same V channels,
+// (one wave of the device) is sized so that a thread's groups all fall on the same V channels,
 // and each block first computes the statistics of the channels its threads read into
 // shared memory.
 #include <algorithm>
@@ -220,7 +220,10 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
   }
 }
 
-// The threads of a channels-last launch: about one wave of an H100 (132 SMs of 2048).
+// The threads of a channels-last launch where Prepare measured no wave: about one wave of
+// an H100 at full occupancy (132 SMs of 2048). The 8-lane kernels hold 4-5 blocks of 256
+// an SM, so the occupancy query's one wave (BatchNormWaveBlocks) took the f16
+// channels-last chains 0.945x the time on the H100.
 constexpr int kStagedThreads = 262144;
 
 uint32_t Gcd(uint32_t a, uint32_t b) {
@@ -232,27 +235,42 @@ uint32_t Gcd(uint32_t a, uint32_t b) {
   return a;
 }
 
+// Launches the kernel for `a` (channels-last: a grid of at most `wave` blocks, 0 for the
+// H100's); or, with `wave_blocks`, stores how many of its blocks one wave of the device
+// holds (occupancy times SMs) and launches nothing.
 template <ElementType T, int V>
-gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
+gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
   const int64_t groups = a.numel / V;
   unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
   bool general = a.factor != 1;
   for (const Bound& b : a.bound) general = general || b.op != OpCode::kCastF32;
   uint32_t span = 0;
   if (a.inner == 1) {
-    // About one wave of threads (each block stages its channels' statistics once),
-    // every grid step a multiple of the channels: a thread's groups keep their channels.
-    grid = std::min<unsigned>(grid, std::max(1, kStagedThreads / c.block));
+    // One wave of blocks (each block stages its channels' statistics once; the wave as
+    // Prepare measured it, else the H100's 132 SMs of 2048 threads), every grid step a
+    // multiple of the channels: a thread's groups keep their channels.
+    grid = std::min<unsigned>(grid, std::max(1, wave > 0 ? wave : kStagedThreads / c.block));
     const uint32_t per_channels = static_cast<uint32_t>(a.channels / V);  // groups per row
     const uint32_t q = per_channels / Gcd(per_channels, static_cast<uint32_t>(c.block));
     const bool fixed = q <= 4096;
-    if (q > 1 && fixed) grid = static_cast<unsigned>((int64_t(grid) + q - 1) / q * q);
+    if (q > 1 && fixed) grid = grid >= q ? grid / q * q : q;
     // A block's threads read blockDim * V consecutive channels (mod channels) when fixed.
     const int64_t reads = fixed ? std::min<int64_t>(a.channels, int64_t(c.block) * V) : a.channels;
     const int64_t staged = general ? reads : a.channels;
     if (staged <= kMaxStagedChannels) span = static_cast<uint32_t>(staged);
   }
   const size_t shared = static_cast<size_t>(span) * 3 * sizeof(float);
+  if (wave_blocks != nullptr) {
+    int device = 0, sms = 0, per_sm = 0;
+    gpuError_t e = gpuGetDevice(&device);
+    if (e == gpuSuccess) e = gpuDeviceGetAttribute(&sms, gpuDevAttrMultiProcessorCount, device);
+    if (e == gpuSuccess) {
+      e = general ? gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BatchNormKernel<T, V, true>, c.block, shared)
+                  : gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BatchNormKernel<T, V, false>, c.block, shared);
+    }
+    *wave_blocks = e == gpuSuccess ? per_sm * sms : 0;
+    return e;
+  }
   const FastDivmod by_inner(static_cast<uint32_t>(a.inner)), by_channels(static_cast<uint32_t>(a.channels));
   if (general) {
     BatchNormKernel<T, V, true><<<grid, c.block, shared, stream>>>(a, span, by_inner, by_channels);
@@ -263,15 +281,23 @@ gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_
 }
 
 template <ElementType T>
-gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
+gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
   switch (BatchNormVector(a, c.vector)) {
     case 16:
-      if constexpr (T != ElementType::kF32) return LaunchTyped<T, 16>(a, c, stream);
+      if constexpr (T != ElementType::kF32) return LaunchTyped<T, 16>(a, c, stream, wave, wave_blocks);
       return gpuErrorInvalidValue;
-    case 8: return LaunchTyped<T, 8>(a, c, stream);
-    case 4: return LaunchTyped<T, 4>(a, c, stream);
-    case 2: return LaunchTyped<T, 2>(a, c, stream);
-    default: return LaunchTyped<T, 1>(a, c, stream);
+    case 8: return LaunchTyped<T, 8>(a, c, stream, wave, wave_blocks);
+    case 4: return LaunchTyped<T, 4>(a, c, stream, wave, wave_blocks);
+    case 2: return LaunchTyped<T, 2>(a, c, stream, wave, wave_blocks);
+    default: return LaunchTyped<T, 1>(a, c, stream, wave, wave_blocks);
+  }
+}
+
+gpuError_t LaunchOrMeasure(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
+  switch (a.type) {
+    case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream, wave, wave_blocks);
+    case ElementType::kBF16: return LaunchVector<ElementType::kBF16>(a, c, stream, wave, wave_blocks);
+    default: return LaunchVector<ElementType::kF32>(a, c, stream, wave, wave_blocks);
   }
 }
 
@@ -286,7 +312,7 @@ int BatchNormVector(const BatchNormArgs& a, int vector) {
   return 1;
 }
 
-gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream) {
+gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks) {
   if (a.numel == 0) return gpuSuccess;
   if (a.numel >= (int64_t(1) << 32) || a.channels < 1 || a.inner < 1 || c.block < 1 ||
       c.block > MaxBatchNormBlock(BatchNormVector(a, c.vector)) || c.items < 1) {
@@ -307,11 +333,19 @@ gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStr
   for (const Bound& b : a.bound) {
     if (b.op != OpCode::kCastF32 && b.op != OpCode::kMax && b.op != OpCode::kMin) return gpuErrorInvalidValue;
   }
-  switch (a.type) {
-    case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream);
-    case ElementType::kBF16: return LaunchVector<ElementType::kBF16>(a, c, stream);
-    default: return LaunchVector<ElementType::kF32>(a, c, stream);
+  return LaunchOrMeasure(a, c, stream, wave_blocks, nullptr);
+}
+
+int BatchNormWaveBlocks(const BatchNormArgs& a, const LaunchConfig& c) {
+  if (a.inner != 1 || a.channels < 1 || c.block < 1 || c.block > MaxBatchNormBlock(BatchNormVector(a, c.vector))) {
+    return 0;
   }
+  int blocks = 0;
+  if (LaunchOrMeasure(a, c, nullptr, 0, &blocks) != gpuSuccess) {
+    (void)gpuGetLastError();  // a failed query leaves no error behind for the next launch
+    return 0;
+  }
+  return blocks;
 }
 
 }  // namespace opsched::pointwise::gpu_kernels

@@ -288,6 +288,7 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
     args.numel = plan.numel;
     args.channels = plan.channels;
     args.inner = plan.inner;
+    const int wave_blocks = k::BatchNormWaveBlocks(args, launch);  // once: an occupancy query
     // A hoisted plan: the first passes (at the interpreter's rule for their small shapes)
     // write the per-channel values to workspace; the kernel reads the main program's
     // tensors (the workload's inputs, the values, the output).
@@ -297,7 +298,7 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
     }
     const size_t workspace = plan.hoisted ? c->hoisted->workspace_bytes : 0;
     const int out = bc.num_inputs;
-    return MakePrepared(workspace, [this, c, args, plan, out, launch, pass_launch, workspace](const PreparedArgs& a) -> Status {
+    return MakePrepared(workspace, [this, c, args, plan, out, launch, pass_launch, workspace, wave_blocks](const PreparedArgs& a) -> Status {
       const void* tensors[kMaxTensors] = {};
       for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
       TensorPointers p;
@@ -319,7 +320,7 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
       bound.x = p.data[plan.x];
       for (int q = 0; q < 4; ++q) bound.param[q] = plan.param[q] >= 0 ? p.data[plan.param[q]] : nullptr;
       bound.out = const_cast<void*>(p.data[out]);
-      return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream)));
+      return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream), wave_blocks));
     });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
