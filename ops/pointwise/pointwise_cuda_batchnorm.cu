@@ -265,8 +265,9 @@ gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_
     gpuError_t e = gpuGetDevice(&device);
     if (e == gpuSuccess) e = gpuDeviceGetAttribute(&sms, gpuDevAttrMultiProcessorCount, device);
     if (e == gpuSuccess) {
-      e = general ? gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BatchNormKernel<T, V, true>, c.block, shared)
-                  : gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, BatchNormKernel<T, V, false>, c.block, shared);
+      const void* kernel = general ? reinterpret_cast<const void*>(BatchNormKernel<T, V, true>)
+                                   : reinterpret_cast<const void*>(BatchNormKernel<T, V, false>);
+      e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, c.block, shared);
     }
     *wave_blocks = e == gpuSuccess ? per_sm * sms : 0;
     return e;
@@ -293,7 +294,8 @@ gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream
   }
 }
 
-gpuError_t LaunchOrMeasure(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
+gpuError_t LaunchOrMeasure(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave,
+                           int* wave_blocks) {
   switch (a.type) {
     case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream, wave, wave_blocks);
     case ElementType::kBF16: return LaunchVector<ElementType::kBF16>(a, c, stream, wave, wave_blocks);

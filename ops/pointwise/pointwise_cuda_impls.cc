@@ -14,6 +14,7 @@
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
 #include <array>
+#include <utility>
 
 #include "core/format.h"
 #include "core/gpu/gpu_status.h"
@@ -298,7 +299,7 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
     }
     const size_t workspace = plan.hoisted ? c->hoisted->workspace_bytes : 0;
     const int out = bc.num_inputs;
-    return MakePrepared(workspace, [this, c, args, plan, out, launch, pass_launch, workspace, wave_blocks](const PreparedArgs& a) -> Status {
+    auto run = [this, c, args, plan, out, launch, pass_launch, workspace, wave_blocks](const PreparedArgs& a) -> Status {
       const void* tensors[kMaxTensors] = {};
       for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
       TensorPointers p;
@@ -321,7 +322,8 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
       for (int q = 0; q < 4; ++q) bound.param[q] = plan.param[q] >= 0 ? p.data[plan.param[q]] : nullptr;
       bound.out = const_cast<void*>(p.data[out]);
       return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream), wave_blocks));
-    });
+    };
+    return MakePrepared(workspace, std::move(run));
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
