@@ -42,6 +42,13 @@ int64_t Elements(const Workload& w) {
   return c.ok() ? (*c)->bytecode.numel : 0;
 }
 
+// Whether a first pass pays on the GPU: at least 2 operations an output element hoisted,
+// over at least 4M elements (the bounds of both hoisted forms, below).
+bool HoistingPays(const Workload& w) {
+  StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::HoistedOf(w);
+  return c.ok() && (*c)->hoisted->ops_hoisted >= 2 && (*c)->bytecode.numel >= (int64_t(1) << 22);
+}
+
 // The CPU implementations' default thread count (registry/cpu_knobs.h): all cores.
 int64_t AllThreads(const Target& t) { return CpuThreadCounts(t).back(); }
 
@@ -64,18 +71,11 @@ std::unique_ptr<Strategy> MakePointwiseStrategy() {
        [](const Workload& w, const Target& t) {
          if (t.kind != DeviceKind::kCuda) return false;
          StatusOr<pointwise::BatchNormPlan> plan = pointwise::BatchNormPlanFor(w);
-         if (!plan.ok() || plan->numel >= (int64_t(1) << 32)) return false;
-         if (!plan->hoisted) return true;
-         StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::HoistedOf(w);
-         return c.ok() && (*c)->hoisted->ops_hoisted >= 2 && plan->numel >= (int64_t(1) << 22);
+         return plan.ok() && plan->numel < (int64_t(1) << 32) && (!plan->hoisted || HoistingPays(w));
        },
        nullptr},
       {37, "pointwise_cuda_hoisted", "GPU, >= 2 operations an output element hoisted, >= 4M elements",
-       [](const Workload& w, const Target& t) {
-         if (t.kind != DeviceKind::kCuda) return false;
-         StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::HoistedOf(w);
-         return c.ok() && (*c)->hoisted->ops_hoisted >= 2 && (*c)->bytecode.numel >= (int64_t(1) << 22);
-       },
+       [](const Workload& w, const Target& t) { return t.kind == DeviceKind::kCuda && HoistingPays(w); },
        nullptr},
       {35, "pointwise_cuda_interpreted", "GPU", [](const Workload&, const Target& t) { return t.kind == DeviceKind::kCuda; },
        nullptr},

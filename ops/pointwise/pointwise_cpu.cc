@@ -169,17 +169,15 @@ class PointwiseCpuHoisted : public PointwiseCpuBase {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, HoistedOf(w));
     OPSCHED_ASSIGN_OR_RETURN(const Chunking k, ChunkingOf(target, config));
     return MakePrepared(c->hoisted->workspace_bytes, [c, k](const PreparedArgs& a) -> Status {
-      const Hoisted& h = *c->hoisted;
-      if (a.workspace_bytes < h.workspace_bytes) return absl::InternalError("pointwise_cpu_hoisted: workspace too small");
       const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
-      const void* tensors[kMaxTensors] = {};
-      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
-      for (size_t i = 0; i < h.passes.size(); ++i) {
-        const HoistPass& pass = h.passes[i];
-        cpu::Interpret(pass.bytecode, pass.accumulator, PassPointers(h, i, tensors, a.workspace), k.threads, k.chunk);
-      }
-      cpu::Interpret(h.bytecode, h.accumulator, MainPointers(h, inputs, outputs, tensors, a.workspace), k.threads,
-                k.chunk);
+      OPSCHED_ASSIGN_OR_RETURN(
+          const TensorPointers main,
+          RunFirstPasses(*c->hoisted, a.tensors, inputs, outputs, a.workspace, a.workspace_bytes,
+                         "pointwise_cpu_hoisted", [&](size_t, const HoistPass& pass, const TensorPointers& p) {
+                           cpu::Interpret(pass.bytecode, pass.accumulator, p, k.threads, k.chunk);
+                           return absl::OkStatus();
+                         }));
+      cpu::Interpret(c->hoisted->bytecode, c->hoisted->accumulator, main, k.threads, k.chunk);
       return absl::OkStatus();
     });
   }

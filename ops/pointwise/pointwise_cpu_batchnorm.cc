@@ -88,16 +88,13 @@ class PointwiseCpuBatchNorm : public Implementation {
       if (!plan.hoisted) {
         p = cpu::PointersOf(a.tensors.data(), bc.num_inputs + bc.num_outputs);
       } else {
-        const Hoisted& h = *c->hoisted;
-        if (a.workspace_bytes < workspace) return absl::InternalError("pointwise_cpu_batchnorm: workspace too small");
-        const void* tensors[kMaxTensors] = {};
-        for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
-        for (size_t i = 0; i < h.passes.size(); ++i) {
-          cpu::Interpret(h.passes[i].bytecode, h.passes[i].accumulator, PassPointers(h, i, tensors, a.workspace), 1,
-                         h.passes[i].bytecode.numel);
-        }
         const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
-        p = MainPointers(h, inputs, outputs, tensors, a.workspace);
+        OPSCHED_ASSIGN_OR_RETURN(
+            p, RunFirstPasses(*c->hoisted, a.tensors, inputs, outputs, a.workspace, a.workspace_bytes,
+                              "pointwise_cpu_batchnorm", [](size_t, const HoistPass& pass, const TensorPointers& q) {
+                                cpu::Interpret(pass.bytecode, pass.accumulator, q, 1, pass.bytecode.numel);
+                                return absl::OkStatus();
+                              }));
       }
       switch (bc.types[plan.x]) {
         case ElementType::kF16: RunBatchNorm<F16>(plan, bc, p, threads); break;

@@ -61,6 +61,17 @@ class PointwiseGpu : public Implementation {
 
  protected:
   Status Launched(gpuError_t err) const { return gpu::ToStatus(err, "launch", name()); }
+  // Launches the hoisting's first passes at `launches` (PassLaunches; RunFirstPasses) and
+  // gives the main program's pointers.
+  StatusOr<TensorPointers> LaunchFirstPasses(const Compiled& c, const std::vector<k::LaunchConfig>& launches,
+                                             const PreparedArgs& a) const {
+    return RunFirstPasses(*c.hoisted, a.tensors, static_cast<int>(c.inputs.size()), static_cast<int>(c.outputs.size()),
+                          a.workspace, a.workspace_bytes, name(),
+                          [&](size_t i, const HoistPass& pass, const TensorPointers& p) {
+                            return Launched(k::LaunchInterpreted(pass.bytecode, pass.accumulator, p, launches[i],
+                                                                 StreamOf(a.stream)));
+                          });
+  }
 };
 
 // The rule for a program no record covers: blocks of 128 and the widest vector that
@@ -85,6 +96,14 @@ k::LaunchConfig InterpreterRule(const Bytecode& bc) {
     }
   }
   return c;
+}
+
+// The hoisting's first passes, each at the interpreter's rule for its small shape (chosen
+// once, at Prepare).
+std::vector<k::LaunchConfig> PassLaunches(const Hoisted& h) {
+  std::vector<k::LaunchConfig> launches;
+  for (const HoistPass& pass : h.passes) launches.push_back(InterpreterRule(pass.bytecode));
+  return launches;
 }
 
 // The interpreter's knobs over the program `bc` (the workload's, or its hoisted main
@@ -151,23 +170,11 @@ class PointwiseCudaHoisted : public PointwiseGpu {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, HoistedOf(w));
     OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
     OPSCHED_RETURN_IF_ERROR(CheckInterpreterBlock(name(), launch));
-    std::vector<k::LaunchConfig> pass_launch;
-    for (const HoistPass& pass : c->hoisted->passes) pass_launch.push_back(InterpreterRule(pass.bytecode));
+    const std::vector<k::LaunchConfig> pass_launch = PassLaunches(*c->hoisted);
     return MakePrepared(c->hoisted->workspace_bytes, [this, c, launch, pass_launch](const PreparedArgs& a) -> Status {
+      OPSCHED_ASSIGN_OR_RETURN(const TensorPointers main, LaunchFirstPasses(*c, pass_launch, a));
       const Hoisted& h = *c->hoisted;
-      if (a.workspace_bytes < h.workspace_bytes) return absl::InternalError("pointwise_cuda_hoisted: workspace too small");
-      const void* tensors[kMaxTensors] = {};
-      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
-      for (size_t i = 0; i < h.passes.size(); ++i) {
-        const HoistPass& pass = h.passes[i];
-        OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchInterpreted(pass.bytecode, pass.accumulator,
-                                                              PassPointers(h, i, tensors, a.workspace),
-                                                              pass_launch[i], StreamOf(a.stream))));
-      }
-      const int inputs = static_cast<int>(c->inputs.size()), outputs = static_cast<int>(c->outputs.size());
-      return Launched(k::LaunchInterpreted(h.bytecode, h.accumulator,
-                                           MainPointers(h, inputs, outputs, tensors, a.workspace), launch,
-                                           StreamOf(a.stream)));
+      return Launched(k::LaunchInterpreted(h.bytecode, h.accumulator, main, launch, StreamOf(a.stream)));
     });
   }
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
@@ -293,29 +300,16 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
     // A hoisted plan: the first passes (at the interpreter's rule for their small shapes)
     // write the per-channel values to workspace; the kernel reads the main program's
     // tensors (the workload's inputs, the values, the output).
-    std::vector<k::LaunchConfig> pass_launch;
-    if (plan.hoisted) {
-      for (const HoistPass& pass : c->hoisted->passes) pass_launch.push_back(InterpreterRule(pass.bytecode));
-    }
+    const std::vector<k::LaunchConfig> pass_launch =
+        plan.hoisted ? PassLaunches(*c->hoisted) : std::vector<k::LaunchConfig>{};
     const size_t workspace = plan.hoisted ? c->hoisted->workspace_bytes : 0;
     const int out = bc.num_inputs;
-    auto run = [this, c, args, plan, out, launch, pass_launch, workspace, wave_blocks](const PreparedArgs& a) -> Status {
-      const void* tensors[kMaxTensors] = {};
-      for (size_t t = 0; t < a.tensors.size() && t < kMaxTensors; ++t) tensors[t] = a.tensors[t].data;
+    auto run = [this, c, args, plan, out, launch, pass_launch, wave_blocks](const PreparedArgs& a) -> Status {
       TensorPointers p;
       if (plan.hoisted) {
-        const Hoisted& h = *c->hoisted;
-        if (a.workspace_bytes < workspace) return absl::InternalError("pointwise_cuda_batchnorm: workspace too small");
-        for (size_t i = 0; i < h.passes.size(); ++i) {
-          const HoistPass& pass = h.passes[i];
-          OPSCHED_RETURN_IF_ERROR(Launched(k::LaunchInterpreted(pass.bytecode, pass.accumulator,
-                                                                PassPointers(h, i, tensors, a.workspace),
-                                                                pass_launch[i], StreamOf(a.stream))));
-        }
-        p = MainPointers(h, static_cast<int>(c->inputs.size()), static_cast<int>(c->outputs.size()), tensors,
-                         a.workspace);
+        OPSCHED_ASSIGN_OR_RETURN(p, LaunchFirstPasses(*c, pass_launch, a));
       } else {
-        for (int t = 0; t < out + 1 && t < kMaxTensors; ++t) p.data[t] = tensors[t];
+        p = PointersOf(a.tensors, c->bytecode);
       }
       k::BatchNormArgs bound = args;
       bound.x = p.data[plan.x];

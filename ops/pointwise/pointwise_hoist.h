@@ -18,8 +18,13 @@
 
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
+#include "absl/types/span.h"
+#include "core/format.h"
+#include "core/status.h"
+#include "core/tensor.h"
 #include "core/tensor_desc.h"
 #include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_bytecode.h"
@@ -60,5 +65,22 @@ std::optional<Hoisted> Hoist(const Program& p, const std::vector<TensorDesc>& in
 TensorPointers PassPointers(const Hoisted& h, size_t k, const void* const* tensors, void* workspace);
 TensorPointers MainPointers(const Hoisted& h, int num_inputs, int num_outputs, const void* const* tensors,
                             void* workspace);
+
+// What every implementation of a hoisted form does before its main program: checks that
+// the workspace holds the hoisted values (an internal error naming `who` otherwise), runs
+// each first pass through run_pass(k, pass, its pointers) in order (the first error stops
+// them) and gives the main program's pointers. `tensors`: Run's, inputs then outputs.
+template <typename RunPass>
+StatusOr<TensorPointers> RunFirstPasses(const Hoisted& h, absl::Span<const Tensor> tensors, int num_inputs,
+                                        int num_outputs, void* workspace, size_t workspace_bytes, std::string_view who,
+                                        RunPass&& run_pass) {
+  if (workspace_bytes < h.workspace_bytes) return absl::InternalError(fmt::format("{}: workspace too small", who));
+  const void* pointers[kMaxTensors] = {};
+  for (size_t t = 0; t < tensors.size() && t < kMaxTensors; ++t) pointers[t] = tensors[t].data;
+  for (size_t k = 0; k < h.passes.size(); ++k) {
+    OPSCHED_RETURN_IF_ERROR(run_pass(k, h.passes[k], PassPointers(h, k, pointers, workspace)));
+  }
+  return MainPointers(h, num_inputs, num_outputs, pointers, workspace);
+}
 
 }  // namespace opsched::pointwise
