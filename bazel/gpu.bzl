@@ -36,12 +36,12 @@ def _include_flags(cc_ctx, skip = None):
         flags += ["-isystem", i]
     return flags
 
-def _compile_objects(ctx, compiler, flags, mnemonic, skip_include = None):
+def _compile_objects(ctx, compiler, flags, mnemonic, skip_include = None, extra_copts = []):
     cc_ctx = cc_common.merge_cc_infos(
         cc_infos = [d[CcInfo] for d in ctx.attr.deps],
     ).compilation_context
     inputs = depset(ctx.files.srcs + ctx.files.hdrs, transitive = [cc_ctx.headers])
-    base = flags + _include_flags(cc_ctx, skip_include) + ["-I", ".", "-I", ctx.bin_dir.path] + ctx.attr.copts
+    base = flags + _include_flags(cc_ctx, skip_include) + ["-I", ".", "-I", ctx.bin_dir.path] + ctx.attr.copts + extra_copts
     objs = []
     for src in ctx.files.srcs:
         out = ctx.actions.declare_file("_%s/%s/%s.o" % (mnemonic.lower(), ctx.label.name, src.basename))
@@ -74,7 +74,7 @@ def _nvcc_flags():
     return flags
 
 def _cuda_objects_impl(ctx):
-    return _compile_objects(ctx, NVCC, _nvcc_flags(), "Nvcc")
+    return _compile_objects(ctx, NVCC, _nvcc_flags(), "Nvcc", extra_copts = ctx.attr.cuda_copts)
 
 def _hip_objects_impl(ctx):
     flags = _COMMON_FLAGS + [
@@ -91,13 +91,17 @@ _ATTRS = {
     "hdrs": attr.label_list(allow_files = [".h", ".cuh"]),
     "deps": attr.label_list(providers = [CcInfo]),
     "copts": attr.string_list(),
+    "cuda_copts": attr.string_list(),  # nvcc only (hipcc does not take them)
 }
 
 _cuda_objects = rule(implementation = _cuda_objects_impl, attrs = _ATTRS)
 _hip_objects = rule(implementation = _hip_objects_impl, attrs = _ATTRS)
 
-def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], visibility = None, **kwargs):
-    """A cc_library of nvcc-compiled objects (empty when no CUDA toolkit was found)."""
+def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], cuda_copts = [], visibility = None, **kwargs):
+    """A cc_library of nvcc-compiled objects (empty when no CUDA toolkit was found).
+
+    copts go to nvcc (and hipcc, in gpu_library); cuda_copts to nvcc alone.
+    """
     if not CUDA_ENABLED:
         native.cc_library(name = name, hdrs = hdrs, deps = deps, visibility = visibility, **kwargs)
         return
@@ -107,6 +111,7 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], visibility = None
         hdrs = hdrs,
         deps = deps + ["@local_config_gpu//:cuda_headers"],
         copts = copts,
+        cuda_copts = cuda_copts,
     )
     native.cc_library(
         name = name,
@@ -124,7 +129,16 @@ def hip_library(name, srcs, hdrs = [], deps = [], copts = [], visibility = None)
         return
     _hip_objects(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = copts, visibility = visibility)
 
-def gpu_library(name, srcs, hdrs = [], deps = [], copts = [], visibility = None, **kwargs):
+def gpu_library(name, srcs, hdrs = [], deps = [], copts = [], cuda_copts = [], visibility = None, **kwargs):
     """cuda_library `name` plus hip_library `name + "_hip"` over the same sources."""
-    cuda_library(name = name, srcs = srcs, hdrs = hdrs, deps = deps, copts = copts, visibility = visibility, **kwargs)
+    cuda_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps,
+        copts = copts,
+        cuda_copts = cuda_copts,
+        visibility = visibility,
+        **kwargs
+    )
     hip_library(name = name + "_hip", srcs = srcs, hdrs = hdrs, deps = deps, copts = copts, visibility = visibility)

@@ -28,7 +28,7 @@ namespace opsched::pointwise {
 // fetches are folded into the instructions after them).
 inline constexpr int kMaxAccInstructions = 3 * kMaxInstructions;
 
-// On the device (pointwise_cuda_interpreted.cu) spill slots live in shared memory while
+// On the device (pointwise_cuda_accumulator.cuh) spill slots live in shared memory while
 // a block's fit in 48 KiB; beyond, a program that needs at most this many keeps them in
 // registers, and more go to the thread's local memory.
 inline constexpr int kRegisterSpillSlots = 4;
