@@ -15,6 +15,7 @@
 
 #include "core/element.h"
 #include "core/error_slot.h"
+#include "core/gpu/dependent_launch.cuh"
 #include "core/gpu/fast_divmod.h"
 #include "core/gpu/portability.h"
 #include "ops/scatter/scatter_atomics.cuh"
@@ -200,6 +201,7 @@ __device__ void CopyGrid(const Params& p, int vector_bytes, int64_t tid, int64_t
 // of its own before it (one launch less for the kernels that copy, then scatter).
 template <typename T>
 __global__ void CopyKernel(Params p, int vector_bytes, WorkspaceHeader* clear) {
+  gpu::AllowDependentLaunch();  // the scatter after it may start (it waits for this copy)
   if (clear != nullptr && blockIdx.x == 0 && threadIdx.x == 0) *clear = WorkspaceHeader{};
   CopyGrid<T>(p, vector_bytes, int64_t(blockIdx.x) * blockDim.x + threadIdx.x,
               int64_t(gridDim.x) * blockDim.x);

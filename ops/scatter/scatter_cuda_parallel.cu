@@ -25,6 +25,11 @@ __device__ __forceinline__ bool StopAfterFailedCheck(const Params& p, WorkspaceH
 // 64-bit targets took 40 registers a thread, against 32 in PyTorch's kernel. The i32
 // embedding-style scatter-add that motivated this stayed at 0.72x PyTorch on the H100:
 // both kernels keep L2 about 92% busy, and the cause is not found.)
+// Out of place it is launched as the copy's dependent (LaunchDependent): it reads its
+// indices and updates while the copy of data into out may still run, and waits for the
+// copy before it touches out or the header (which the copy clears).
+// A bad item is a bit of a mask until the wait (an array of flags took the i64 kernel
+// of 8 items to 66 registers, beyond the 64 that blocks of 1024 threads allow).
 template <typename T, typename I, bool kFast32, bool kInPlace, int kItems>
 __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, ErrorSlot slot) {
   using S = typename T::Storage;
@@ -36,7 +41,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
   const int64_t base = int64_t(blockIdx.x) * blockDim.x * kItems + threadIdx.x;
   Target target[kItems];
   typename T::Compute value[kItems];
-  bool saw_bad = false;
+  unsigned bad = 0;  // bit i: item i's index is out of range (out of place)
   // Load every item first (independent loads in flight), then write.
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
@@ -49,9 +54,16 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
         target[i] = static_cast<Target>(l.out_base + index * l.axis_stride);
         value[i] = T::Load(updates[l.update_offset]);
       } else if constexpr (!kInPlace) {
-        RecordBad(&header->bad, pos);
-        saw_bad = true;
+        bad |= 1u << i;
       }
+    }
+  }
+  gpu::GridDependencyWait();  // the copy into out, and its clearing of the header, are done
+  const bool saw_bad = bad != 0;
+  if (saw_bad) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      if (bad & (1u << i)) RecordBad(&header->bad, base + int64_t(i) * blockDim.x);
     }
   }
 #pragma unroll
@@ -146,16 +158,24 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
     }
     const unsigned int blocks = Blocks((p.n + items - 1) / items, block, INT_MAX);
     return VisitPow2UpTo8(items, [&]<int kItems>() {
-      if (fast && p.in_place) {
-        ParallelKernel<T, I, true, true, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
-      } else if (fast) {
-        ParallelKernel<T, I, true, false, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
-      } else if (p.in_place) {
-        ParallelKernel<T, I, false, true, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
-      } else {
-        ParallelKernel<T, I, false, false, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
+      if (p.in_place) {
+        if (fast) {
+          ParallelKernel<T, I, true, true, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
+        } else {
+          ParallelKernel<T, I, false, true, kItems><<<blocks, block, 0, stream>>>(p, g, header, slot);
+        }
+        return gpuGetLastError();
       }
-      return gpuGetLastError();
+      // Out of place: the copy kernel's dependent, but after a memset (nothing to copy),
+      // an ordinary launch.
+      constexpr auto kernel = [](bool fast32) {
+        return fast32 ? ParallelKernel<T, I, true, false, kItems> : ParallelKernel<T, I, false, false, kItems>;
+      };
+      if (p.data_n == 0) {
+        kernel(fast)<<<blocks, block, 0, stream>>>(p, g, header, slot);
+        return gpuGetLastError();
+      }
+      return gpu::LaunchDependent(kernel(fast), blocks, block, 0, stream, p, g, header, slot);
     });
   });
 }
