@@ -77,6 +77,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
 // position pairs (2j, 2j + 1) of one inner row, updates read as one 32-bit word. Equal
 // indices put the pair on neighbouring targets, 4-byte aligned: one paired atomic (the
 // embedding-gradient case, where a row's indices are all equal); else two single ones.
+// Out of place it is the copy's dependent launch, as ParallelKernel.
 template <typename T, typename I, bool kInPlace>
 __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* header, ErrorSlot slot) {
   if (kInPlace && StopAfterFailedCheck<I>(p, header, slot)) return;
@@ -86,9 +87,9 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
   constexpr int kMaxItems = 8;
   const int64_t pairs = p.n / 2;
   const int64_t base = int64_t(blockIdx.x) * blockDim.x * items + threadIdx.x;
-  int64_t target[kMaxItems][2];
+  int32_t target[kMaxItems][2];  // 32-bit: PairsFit holds only where out's offsets fit
   uint32_t value[kMaxItems];
-  bool saw_bad = false;
+  unsigned bad = 0;  // bit 2i + e: position e of pair i is out of range (out of place)
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
     target[i][0] = target[i][1] = -1;
@@ -101,12 +102,19 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
       for (int e = 0; e < 2; ++e) {
         int64_t index;
         if (Normalise(static_cast<int64_t>(indices[pos + e]), p.axis_size, &index)) {
-          target[i][e] = l.out_base + e + index * l.axis_stride;
+          target[i][e] = static_cast<int32_t>(l.out_base + e + index * l.axis_stride);
         } else if constexpr (!kInPlace) {
-          RecordBad(&header->bad, pos + e);
-          saw_bad = true;
+          bad |= 1u << (2 * i + e);
         }
       }
+    }
+  }
+  gpu::GridDependencyWait();  // as ParallelKernel: the copy into out is done
+  const bool saw_bad = bad != 0;
+  if (saw_bad) {
+#pragma unroll
+    for (int b = 0; b < 2 * kMaxItems; ++b) {
+      if (bad & (1u << b)) RecordBad(&header->bad, 2 * (base + int64_t(b / 2) * blockDim.x) + b % 2);
     }
   }
 #pragma unroll
@@ -150,8 +158,11 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
         const unsigned int pair_blocks = Blocks((p.n / 2 + items - 1) / items, block, INT_MAX);
         if (p.in_place) {
           PairedKernel<T, I, true><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
-        } else {
+        } else if (p.data_n == 0) {  // no copy kernel before it
           PairedKernel<T, I, false><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
+        } else {  // the copy kernel's dependent, as ParallelKernel below
+          return gpu::LaunchDependent(PairedKernel<T, I, false>, pair_blocks, block, 0, stream, p, g, items, header,
+                                      slot);
         }
         return gpuGetLastError();
       }
