@@ -30,6 +30,15 @@ inline constexpr Word kWordBias = Word(1) << 62;
 __device__ __forceinline__ void RecordBad(Word* word, int64_t position) {
   atomicMax(word, kWordBias - static_cast<Word>(position));
 }
+// Records the first of a thread's bad positions, bit k of `bad` standing for position_of(k)
+// (increasing in k): the word keeps the smallest position of the grid, so a thread's first
+// is all it needs to record. True where `bad` has any.
+template <typename PositionOf>
+__device__ __forceinline__ bool RecordFirstBad(Word* word, unsigned bad, PositionOf position_of) {
+  if (bad == 0) return false;
+  RecordBad(word, position_of(__ffs(static_cast<int>(bad)) - 1));
+  return true;
+}
 __device__ __forceinline__ int64_t BadPosition(Word word) {
   return static_cast<int64_t>(kWordBias - word);
 }

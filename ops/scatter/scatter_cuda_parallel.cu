@@ -59,13 +59,7 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
     }
   }
   gpu::GridDependencyWait();  // the copy into out, and its clearing of the header, are done
-  const bool saw_bad = bad != 0;
-  if (saw_bad) {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      if (bad & (1u << i)) RecordBad(&header->bad, base + int64_t(i) * blockDim.x);
-    }
-  }
+  const bool saw_bad = RecordFirstBad(&header->bad, bad, [&](int i) { return base + int64_t(i) * blockDim.x; });
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     if (target[i] >= 0) AtomicCombineElement<T>(out + target[i], value[i], p.reduction);
@@ -110,13 +104,8 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
     }
   }
   gpu::GridDependencyWait();  // as ParallelKernel: the copy into out is done
-  const bool saw_bad = bad != 0;
-  if (saw_bad) {
-#pragma unroll
-    for (int b = 0; b < 2 * kMaxItems; ++b) {
-      if (bad & (1u << b)) RecordBad(&header->bad, 2 * (base + int64_t(b / 2) * blockDim.x) + b % 2);
-    }
-  }
+  const bool saw_bad =
+      RecordFirstBad(&header->bad, bad, [&](int b) { return 2 * (base + int64_t(b / 2) * blockDim.x) + b % 2; });
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
     if (target[i][0] >= 0 && target[i][1] == target[i][0] + 1) {
