@@ -84,17 +84,17 @@ gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream
 // every depthwise layer tuned on the H100 (MobileNetV2/V3, EfficientNet-B0; rows 32 where
 // 64 rows of a wide image do not fit).
 // nhwc (conv2d_cuda_depthwise_nhwc_staged.cu), any strides: a block stages the input
-// window of a `rows` x `columns` tile of output pixels for kNhwcStagedChannels channels
-// (16-byte copies where the channels are contiguous and aligned); a thread's strips are
+// window of a `rows` x `columns` tile of output pixels for `channels` channels (16-byte
+// copies where the channels are contiguous and aligned); a thread's strips are
 // `rows_per_thread` x 2 outputs.
 struct DepthwiseStagedConfig {
   int rows = 64;            // nchw 4, 8, 16, 32 or 64; nhwc 4, 8, 16 or 32
   int rows_per_thread = 4;  // 1, 2 or 4 (nhwc also 8), dividing rows
-  int block = 128;          // nhwc: a multiple of kNhwcStagedChannels
+  int block = 128;          // nhwc: a multiple of channels
   int columns = 8;          // nhwc: 4, 8, 16 or 32
   int columns_per_thread = 1;  // nchw: 1 or 2 neighbouring output columns a strip
+  int channels = 32;        // nhwc: 32 (a warp's lanes, one channel each) or 16 (half a warp's)
 };
-inline constexpr int kNhwcStagedChannels = 32;  // a warp's lanes: one channel each
 bool DepthwiseStagedFits(const Problem& p, const DepthwiseStagedConfig& c);
 gpuError_t LaunchDepthwiseStaged(const Problem& p, const DepthwiseStagedConfig& c, gpuStream_t stream);
 bool DepthwiseNhwcStagedFits(const Problem& p, const DepthwiseStagedConfig& c);

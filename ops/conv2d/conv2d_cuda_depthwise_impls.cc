@@ -169,6 +169,7 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
           .Int("columns", &C::columns, {4, 8, 16, 32})
           .Int("rows_per_thread", &C::rows_per_thread, {1, 2, 4, 8})
           .Int("block", &C::block, {128, 256, 512})
+          .Int("channels", &C::channels, {32, 16})
           .Constrain("rows_per_thread divides rows; the tile's input window fits shared memory",
                      [p](const C& c) { return k::DepthwiseNhwcStagedFits(p, c); });
       return knobs;

@@ -2,19 +2,22 @@
 // filter per channel (groups = C = K), a square 3x3, 5x5 or 7x7 filter at stride 1 or 2,
 // dilation 1; f32, f16 and bf16 in and out, f32 accumulation, bias and activation fused.
 //
-// A block takes a tile of `rows` x `columns` output pixels of one image for
-// kNhwcStagedChannels neighbouring channels. It stages the tile's input window (the
+// A block takes a tile of `rows` x `columns` output pixels of one image for `channels`
+// (32 or 16) neighbouring channels. It stages the tile's input window (the
 // pixels its taps reach, padding as zeros) for those channels in shared memory in x's
 // element type, [window row][window column][channel], and the channels' filters beside it
 // as float. Where x allows 16-byte copies along the contiguous channels they are
 // asynchronous (cp.async, zero-filled for padding, all in flight at once: the staging
-// waits for DRAM once, not once per element a thread copies). Lane l of every warp then
-// owns channel l of the block: its filter sits in registers, and each thread computes
-// strips of `rows_per_thread` x 2 outputs (rows x columns) of the tile, each window
-// element it reads used for every output of the strip that needs it. A warp's 32 lanes read
-// 32 neighbouring elements of shared memory at each tap (no bank conflict) and store 32
-// neighbouring channels of one pixel. x is read from DRAM about once (the halo of
-// neighbouring tiles from L2), y written once.
+// waits for DRAM once, not once per element a thread copies). Lane l of every group of
+// `channels` threads then owns channel l of the block: its filter sits in registers, and
+// each thread computes strips of `rows_per_thread` x 2 outputs (rows x columns) of the
+// tile, each window element it reads used for every output of the strip that needs it.
+// With 32 channels a warp's lanes read 32 neighbouring elements of shared memory at each
+// tap (no bank conflict) and store 32 neighbouring channels of one pixel; with 16, the
+// two halves of a warp take neighbouring strips (2 pixels apart: other banks for 16-bit
+// elements), and a layer whose channels are an odd multiple of 16 (MobileNetV2's 144,
+// EfficientNet's 240) leaves no half-empty channel block. x is read from DRAM about once
+// (the halo of neighbouring tiles from L2), y written once.
 #include <algorithm>
 #include <cstdint>
 
@@ -28,7 +31,6 @@ namespace {
 
 using namespace depthwise;  // NOLINT: the shared kernel helpers
 
-constexpr int kC = kNhwcStagedChannels;
 constexpr int kCPT = 2;  // output columns of a thread's strip
 
 // 16 bytes from global to shared memory without passing through registers, or zeros
@@ -58,11 +60,11 @@ struct NhwcStagedGeometry {
 int WindowExtent(int outputs, int ks, int st) { return (outputs - 1) * st + ks; }
 
 // The window in x's element type (a multiple of 16 bytes), then the filters as float.
-size_t SharedBytes(const NhwcStagedGeometry& g, int ks, int64_t element_bytes) {
-  return (size_t(g.window_rows) * g.window_columns * element_bytes + size_t(ks) * ks * sizeof(float)) * kC;
+size_t SharedBytes(const NhwcStagedGeometry& g, int ks, int64_t element_bytes, int channels) {
+  return (size_t(g.window_rows) * g.window_columns * element_bytes + size_t(ks) * ks * sizeof(float)) * channels;
 }
 
-template <typename T, int KS, int ST, int RPT>
+template <typename T, int KS, int ST, int RPT, int kC>
 __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(const Problem p, const NhwcStagedGeometry g) {
   using S = typename T::Storage;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -205,9 +207,9 @@ NhwcStagedGeometry Plan(const Problem& p, const DepthwiseStagedConfig& c) {
   g.window_columns = WindowExtent((g.tile_columns + kCPT - 1) / kCPT * kCPT, ks, st);
   g.tiles_p = static_cast<int>((p.p + g.tile_rows - 1) / g.tile_rows);
   g.tiles_q = static_cast<int>((p.q + g.tile_columns - 1) / g.tile_columns);
-  g.channel_blocks = static_cast<int>((p.c + kC - 1) / kC);
+  g.channel_blocks = static_cast<int>((p.c + c.channels - 1) / c.channels);
   const int64_t blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks;
-  if (SharedBytes(g, ks, ElementBytes(p.type)) > kDepthwiseMaxSharedBytes || blocks > kMaxExtent) g.tiles_p = 0;
+  if (SharedBytes(g, ks, ElementBytes(p.type), c.channels) > kDepthwiseMaxSharedBytes || blocks > kMaxExtent) g.tiles_p = 0;
   return g;
 }
 
@@ -220,7 +222,8 @@ bool ShapeAndConfigFit(const Problem& p, const DepthwiseStagedConfig& c) {
   const auto tile = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
   const int rpt = c.rows_per_thread;
   if (!tile(c.rows) || !tile(c.columns) || (rpt != 1 && rpt != 2 && rpt != 4 && rpt != 8) || c.rows % rpt != 0 ||
-      c.block < kC || c.block > kDepthwiseMaxBlock || c.block % kC != 0) {
+      (c.channels != 16 && c.channels != 32) || c.block < c.channels || c.block > kDepthwiseMaxBlock ||
+      c.block % c.channels != 0) {
     return false;
   }
   return true;
@@ -241,10 +244,11 @@ LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedCon
   const int strips = g.tile_rows / c.rows_per_thread * ((g.tile_columns + kCPT - 1) / kCPT);
   const double useful = double(p.p) / (double(g.tiles_p) * g.tile_rows) *
                         double(p.q) / (double(g.tiles_q) * g.tile_columns) *
-                        double(p.c) / (double(g.channel_blocks) * kC) * std::min(1.0, double(strips) / (c.block / kC));
+                        double(p.c) / (double(g.channel_blocks) * c.channels) *
+                        std::min(1.0, double(strips) / (c.block / c.channels));
   return LaunchShape{.blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks,
                      .threads = c.block,
-                     .shared_bytes = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type)),
+                     .shared_bytes = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels),
                      .useful = useful};
 }
 
@@ -257,23 +261,30 @@ gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConf
   const int64_t* s = p.x_strides;
   g.vectors = Aligned(p.x, 16) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
   const unsigned blocks = static_cast<unsigned>(p.n * g.tiles_p * g.tiles_q * g.channel_blocks);
-  const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type));
+  const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels);
   return VisitType(p, [&]<typename T>() {
     return VisitFilter(p, [&]<int KS, int ST>() {
       if constexpr (KS > 0) {
-        switch (c.rows_per_thread) {
-          case 8:
-            DepthwiseNhwcStagedKernel<T, KS, ST, 8><<<blocks, c.block, shared, stream>>>(p, g);
-            break;
-          case 4:
-            DepthwiseNhwcStagedKernel<T, KS, ST, 4><<<blocks, c.block, shared, stream>>>(p, g);
-            break;
-          case 2:
-            DepthwiseNhwcStagedKernel<T, KS, ST, 2><<<blocks, c.block, shared, stream>>>(p, g);
-            break;
-          default:
-            DepthwiseNhwcStagedKernel<T, KS, ST, 1><<<blocks, c.block, shared, stream>>>(p, g);
-            break;
+        const auto launch = [&]<int kC>() {
+          switch (c.rows_per_thread) {
+            case 8:
+              DepthwiseNhwcStagedKernel<T, KS, ST, 8, kC><<<blocks, c.block, shared, stream>>>(p, g);
+              break;
+            case 4:
+              DepthwiseNhwcStagedKernel<T, KS, ST, 4, kC><<<blocks, c.block, shared, stream>>>(p, g);
+              break;
+            case 2:
+              DepthwiseNhwcStagedKernel<T, KS, ST, 2, kC><<<blocks, c.block, shared, stream>>>(p, g);
+              break;
+            default:
+              DepthwiseNhwcStagedKernel<T, KS, ST, 1, kC><<<blocks, c.block, shared, stream>>>(p, g);
+              break;
+          }
+        };
+        if (c.channels == 16) {
+          launch.template operator()<16>();
+        } else {
+          launch.template operator()<32>();
         }
         return gpuGetLastError();
       }

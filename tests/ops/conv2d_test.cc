@@ -253,11 +253,13 @@ TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
   // staging, a channel tail inside a block (40), channel counts that allow no 16-byte
   // vector in some dtypes (5, 36: scalar staging), one tile covering a small image, 5x5
   // and 7x7 at stride 2 and 1, no padding at stride 2, and tiles clipped at odd edges; f32,
-  // f16 and bf16, with and without the fused bias+activation.
+  // f16 and bf16, with and without the fused bias+activation; channel blocks of 32 and of
+  // 16 (48: three whole ones; 40 and 33: a partial last one).
   if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
   int runs = 0;
   for (Shape s : {
            Shape{2, 64, 15, 13, 64, 3, 3, 1, 1, 1, 1, 1, 1, 64},
+           Shape{2, 48, 17, 16, 48, 3, 3, 1, 1, 1, 1, 1, 1, 48},
            Shape{1, 40, 14, 14, 40, 5, 5, 2, 2, 2, 2, 1, 1, 40},
            Shape{3, 5, 7, 7, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5},
            Shape{1, 36, 20, 21, 36, 7, 7, 1, 1, 3, 3, 1, 1, 36},
@@ -267,7 +269,7 @@ TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
     s.nhwc = true;
     OPSCHED_ASSERT_OK(CheckEveryDtype("conv2d_cuda_depthwise_staged_nhwc", s, 40, &runs));
   }
-  EXPECT_GT(runs, 36 * 40);
+  EXPECT_GT(runs, 42 * 40);
   // x with strided channels (every other channel of a wider buffer) and a padded pixel
   // pitch: the scalar staging path with x's own strides.
   Workload w = Canonical(Shape{2, 24, 9, 11, 24, 3, 3, 1, 1, 1, 1, 1, 1, 24, true}.Line("conv2d", "f16"));
@@ -495,7 +497,8 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
               fmt::format("{}_cuda_depthwise_staged block=128,columns_per_thread=1,rows=64,rows_per_thread=4", op));
     const std::string nhwc = fmt::format("{} x=f16[32,56,56,144] w=f16[144,3,3,1]{} stride=1,1 pad=1,1 dilation=1,1 "
                                          "groups=144 layout=nhwc math=fp32{}", op, b, act);
-    EXPECT_EQ(rule(nhwc), fmt::format("{}_cuda_depthwise_staged_nhwc block=128,columns=16,rows=8,rows_per_thread=8", op));
+    EXPECT_EQ(rule(nhwc),
+              fmt::format("{}_cuda_depthwise_staged_nhwc block=128,channels=32,columns=16,rows=8,rows_per_thread=8", op));
     const std::string dilated = fmt::format("{} x=f16[32,144,56,56] w=f16[144,1,3,3]{} stride=1,1 pad=2,2 "
                                             "dilation=2,2 groups=144 layout=nchw math=fp32{}", op, b, act);
     EXPECT_EQ(rule(dilated), default_of(fmt::format("{}_cuda_depthwise", op), dilated));
