@@ -15,9 +15,9 @@
 // With 32 channels a warp's lanes read 32 neighbouring elements of shared memory at each
 // tap (no bank conflict) and store 32 neighbouring channels of one pixel; with 16, the
 // two halves of a warp take neighbouring strips (2 pixels apart: other banks for 16-bit
-// elements), and a layer whose channels are an odd multiple of 16 (MobileNetV2's 144,
-// EfficientNet's 240) leaves no half-empty channel block. x is read from DRAM about once
-// (the halo of neighbouring tiles from L2), y written once.
+// elements), and the window is half as wide, so that 32 x 32 tiles of 5x5 and 7x7 filters
+// fit (less halo an output: on the H100 a ConvNeXt-T bf16 7x7 layer 39.5 -> 34.4 us). x is
+// read from DRAM about once (the halo of neighbouring tiles from L2), y written once.
 #include <algorithm>
 #include <cstdint>
 
