@@ -3,6 +3,7 @@
 // and skips bad ones (data is untouched); in place, a check kernel runs first.
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "core/gpu/visit.h"
 #include "ops/scatter/scatter_cuda_common.cuh"
@@ -123,6 +124,17 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
   if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
 }
 
+// Launches an out-of-place kernel after LaunchCopyOf: as the copy kernel's programmatic
+// dependent, or, where nothing was copied (data_n 0: a memset, no copy kernel before it),
+// an ordinary launch.
+template <typename... KernelParams, typename... Args>
+gpuError_t LaunchAfterCopy(const Params& p, void (*kernel)(KernelParams...), unsigned int blocks, int block,
+                           gpuStream_t stream, Args&&... args) {
+  if (p.data_n != 0) return gpu::LaunchDependent(kernel, blocks, block, 0, stream, std::forward<Args>(args)...);
+  kernel<<<blocks, block, 0, stream>>>(std::forward<Args>(args)...);
+  return gpuGetLastError();
+}
+
 }  // namespace
 
 bool PairsFit(const Params& p) {
@@ -145,14 +157,10 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
     if constexpr (sizeof(typename T::Storage) == 2 && !std::is_integral_v<typename T::Compute>) {
       if (pairs && aligned && PairsFit(p)) {
         const unsigned int pair_blocks = Blocks((p.n / 2 + items - 1) / items, block, INT_MAX);
-        if (p.in_place) {
-          PairedKernel<T, I, true><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
-        } else if (p.data_n == 0) {  // no copy kernel before it
-          PairedKernel<T, I, false><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
-        } else {  // the copy kernel's dependent, as ParallelKernel below
-          return gpu::LaunchDependent(PairedKernel<T, I, false>, pair_blocks, block, 0, stream, p, g, items, header,
-                                      slot);
+        if (!p.in_place) {
+          return LaunchAfterCopy(p, PairedKernel<T, I, false>, pair_blocks, block, stream, p, g, items, header, slot);
         }
+        PairedKernel<T, I, true><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
         return gpuGetLastError();
       }
     }
@@ -166,16 +174,8 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
         }
         return gpuGetLastError();
       }
-      // Out of place: the copy kernel's dependent, but after a memset (nothing to copy),
-      // an ordinary launch.
-      constexpr auto kernel = [](bool fast32) {
-        return fast32 ? ParallelKernel<T, I, true, false, kItems> : ParallelKernel<T, I, false, false, kItems>;
-      };
-      if (p.data_n == 0) {
-        kernel(fast)<<<blocks, block, 0, stream>>>(p, g, header, slot);
-        return gpuGetLastError();
-      }
-      return gpu::LaunchDependent(kernel(fast), blocks, block, 0, stream, p, g, header, slot);
+      auto* const kernel = fast ? ParallelKernel<T, I, true, false, kItems> : ParallelKernel<T, I, false, false, kItems>;
+      return LaunchAfterCopy(p, kernel, blocks, block, stream, p, g, header, slot);
     });
   });
 }
