@@ -45,7 +45,7 @@ bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction
 Status FloatData(const Params& p) {
   if (IsIntegerElement(p.type)) {
     return absl::InvalidArgumentError(
-        "serves f32, f16 and bf16 data (scatter_cuda_parallel, _sequential and _sorted serve i32 and i64)");
+        "serves f32, f16 and bf16 data (scatter_cuda_parallel, _sequential, _sorted and _bucketed serve i32 and i64)");
   }
   return absl::OkStatus();
 }
@@ -314,7 +314,6 @@ class ScatterCudaBucketed : public ScatterGpu {
     return {.deterministic = false, .vendor_library = true, .in_place = true};
   }
   Status Applicable(const Workload& w, const Target&) const override {
-    OPSCHED_RETURN_IF_ERROR(FloatData(MakeParams(w)));
     const TensorDesc& data = *w.FindTensor("data");
     if (data.storage_elements() >= (int64_t(1) << 32) - 1 || MakeParams(w).n >= (int64_t(1) << 31)) {
       return absl::InvalidArgumentError("targets and positions must fit 32 bits");
