@@ -12,6 +12,7 @@
 #include "core/gpu/gpu_backend.h"
 #include "opsched/runtime.h"
 #include "registry/registry.h"
+#include "registry/strategy.h"
 #include "strategies/dispatcher.h"
 #include "tests/records/record_factory.h"
 #include "tests/ops/op_test_util.h"
@@ -412,6 +413,18 @@ INSTANTIATE_TEST_SUITE_P(Devices, ScatterTest, ::testing::Values(DeviceKind::kCp
                          [](const auto& info) { return std::string(DeviceKindName(info.param)); });
 
 
+// What the rules serve for `line` (no records, no model), as "implementation config".
+void ExpectRuleServes(Dispatcher& d, const std::string& line, const std::string& served) {
+  StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+  ASSERT_TRUE(w.ok()) << w.status();
+  StatusOr<const CachedDecision*> got = d.Decide(*w);
+  ASSERT_TRUE(got.ok()) << line << ": " << got.status();
+  const Decision& decision = (*got)->decision;
+  EXPECT_EQ(fmt::format("{} {}", decision.implementation->name(), decision.config.ToString()), served)
+      << line << "\n" << decision.reason;
+  EXPECT_EQ(decision.provenance, Provenance::kHeuristic);
+}
+
 // The slice rules decide from shapes alone (no GPU needed): the slice kernels for dense
 // updates, with columns that fill a sector while 64 tiles remain, and the closest legal
 // columns where shared memory holds fewer; never for sparse updates.
@@ -444,20 +457,69 @@ TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
            // Sparse: 4096 of 30522 rows, 16 of 1024 positions.
            Case{"scatter data=f32[30522,768] indices=i64[4096,768] updates=f32[4096,768] axis=0 reduction=add",
                 "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16"},
+           // A 16-position KV-cache write: each target within a 2 KiB row, so not bucketed.
            Case{"scatter data=f16[64,1024,1024] indices=i64[64,1024,16] updates=f16[64,1024,16] axis=2 "
                 "reduction=none",
-                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16"},
+                "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4"},
            Case{"scatter data=f32[30522,768] indices=i64[256,768] updates=f32[256,768] axis=0 reduction=add",
                 "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4"},
        }) {
-    StatusOr<Workload> w = Registry::Global().ParseCanonical(c.line);
+    ExpectRuleServes(d, c.line, c.served);
+  }
+}
+
+// Bucketing by target pays off only where 1M or more updates land anywhere in a window of
+// out larger than L2 (the H100's 50 MiB here); integer data is bucketed too.
+TEST(ScatterStrategyTest, BucketedServesTargetsSpreadBeyondL2) {
+  if (Registry::Global().FindImplementation("scatter_cuda_bucketed") == nullptr) {
+    GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
+  }
+  Target h100 = records::testing::TestGpu("NVIDIA H100 80GB HBM3");
+  h100.l2_bytes = 50 << 20;
+  Dispatcher d(Registry::Global(), h100, nullptr, DispatchOptions{});
+  const std::string bucketed = "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16";
+  const std::string parallel = "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4";
+  struct Case {
+    const char* line;
+    std::string served;
+  };
+  for (const Case& c : {
+           // 128 MiB of i64 targets, 2^24 updates.
+           Case{"scatter data=i64[16777216] indices=i64[16777216] updates=i64[16777216] axis=0 reduction=none",
+                bucketed},
+           // 77 MB: a GPT-2 token-embedding gradient (paired bf16 atomics where the parallel kernel serves).
+           Case{"scatter data=bf16[50257,768] indices=i64[8192,768] updates=bf16[8192,768] axis=0 reduction=add",
+                bucketed},
+           // 51.2 MB, within L2.
+           Case{"scatter data=bf16[50000,512] indices=i64[8192,512] updates=bf16[8192,512] axis=0 reduction=add",
+                "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4,pairs=1"},
+           // 16 MiB of i32 targets, 2^24 updates.
+           Case{"scatter data=i32[65536,64] indices=i64[262144,64] updates=i32[262144,64] axis=0 reduction=add",
+                parallel},
+           // Under 1M updates into 128 MiB.
+           Case{"scatter data=i64[16777216] indices=i64[1000000] updates=i64[1000000] axis=0 reduction=add",
+                parallel},
+       }) {
+    ExpectRuleServes(d, c.line, c.served);
+  }
+  // A model's pick of it fits only where the targets spread beyond L2 (else the pick is
+  // contested and the floor decides), whatever the number of updates.
+  const Strategy* strategy = Registry::Global().FindStrategy("scatter");
+  ASSERT_NE(strategy, nullptr);
+  const StrategyRule* rule = nullptr;
+  for (const StrategyRule& r : strategy->rules()) {
+    if (r.implementation == "scatter_cuda_bucketed") rule = &r;
+  }
+  ASSERT_TRUE(rule != nullptr && rule->fits);
+  EXPECT_EQ(rule->fits_when, "targets spread over more than L2");
+  for (const auto& [line, fits] : std::vector<std::pair<const char*, bool>>{
+           {"scatter data=i32[65536,64] indices=i64[262144,64] updates=i32[262144,64] axis=0 reduction=add", false},
+           {"scatter data=i32[4096,4096] indices=i64[4096,4096] updates=i32[4096,4096] axis=1 reduction=max", false},
+           {"scatter data=i64[16777216] indices=i64[1000] updates=i64[1000] axis=0 reduction=add", true},
+       }) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
     ASSERT_TRUE(w.ok()) << w.status();
-    StatusOr<const CachedDecision*> got = d.Decide(*w);
-    ASSERT_TRUE(got.ok()) << c.line << ": " << got.status();
-    const Decision& decision = (*got)->decision;
-    EXPECT_EQ(fmt::format("{} {}", decision.implementation->name(), decision.config.ToString()), c.served)
-        << c.line << "\n" << decision.reason;
-    EXPECT_EQ(decision.provenance, Provenance::kHeuristic);
+    EXPECT_EQ(rule->fits(*w, h100, Config()), fits) << line;
   }
 }
 
