@@ -333,6 +333,37 @@ TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReportedByTheLastBlock) {
   }
 }
 
+// The bucketed scatter at sizes of many buckets (odd sizes, duplicates, hot targets, every
+// dtype, out of place and in place): the random shapes above are too small for more than
+// a few.
+TEST_P(ScatterTest, BucketedScatterOverManyBuckets) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the bucketed scatter is a GPU implementation";
+  const Implementation* impl = registry_.FindImplementation("scatter_cuda_bucketed");
+  ASSERT_NE(impl, nullptr);
+  int runs = 0;
+  for (const char* dtype : {"f32", "f16", "bf16", "i32", "i64"}) {
+    for (const char* reduction : {"none", "add", "max"}) {
+      for (const char* shapes : {"data={0}[100003] indices=i64[300001] updates={0}[300001] axis=0",
+                                 "data={0}[3001,37] indices=i32[5000,37] updates={0}[5000,37] axis=0"}) {
+        const Workload w =
+            Canonical(fmt::format("scatter {} reduction={}", fmt::format(fmt::runtime(shapes), dtype), reduction));
+        for (bool in_place : {false, true}) {
+          TrialOptions options = Options(in_place);
+          options.generator.index_pattern = runs % 2 ? "hot" : "uniform";
+          auto trial = Trial::Create(registry_, w, target_, options);
+          ASSERT_TRUE(trial.ok()) << trial.status();
+          for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 6, rng_)) {
+            OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), config.ToString()));
+            OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), w.ToString() + " " + config.ToString()));
+            ++runs;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(runs, 300);
+}
+
 TEST_P(ScatterTest, RuntimeReportsDeviceErrorsSynchronouslyOrDeferred) {
   for (DeviceErrors mode : {DeviceErrors::kSynchronous, DeviceErrors::kDeferred}) {
     RuntimeOptions o;
