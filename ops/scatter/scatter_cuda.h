@@ -83,7 +83,9 @@ gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspa
 // target with one radix-sort pass, then applied in that order, so each stretch of writes
 // stays in an L2-sized window of out. For large scatters with random targets.
 size_t BucketedWorkspaceBytes(const Params& p);
-gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bits, int block,
+// `windows`: out of place over contiguous tensors, each window of out is copied just
+// before its bucket's updates (scatter_bucket_windows.cuh) instead of all of data first.
+gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bits, int block, bool windows,
                           void* workspace, size_t workspace_bytes, ErrorSlot slot,
                           gpuStream_t stream);
 

@@ -2,14 +2,18 @@
 // target with one radix-sort pass, then applied in that order. Stretches of consecutive
 // writes fall in one bucket, an L2-sized window of out, so scattered writes are merged
 // in L2 instead of each costing a read-modify-write of device memory. The updates travel
-// through the sort as they are stored (2, 4 or 8 bytes: f16/bf16, f32/i32, i64).
+// through the sort as they are stored (2, 4 or 8 bytes: f16/bf16, f32/i32, i64). With the
+// `windows` knob, out of place over contiguous tensors, each window of out is copied from
+// data just before its bucket is applied (scatter_bucket_windows.cuh); otherwise data is
+// copied first, with the pairs.
 #include "core/gpu/device_algorithms.cuh"
+#include "ops/scatter/scatter_bucket_windows.cuh"
 #include "ops/scatter/scatter_cuda_common.cuh"
 
 namespace opsched::scatter::gpu_kernels {
 namespace {
 
-constexpr uint32_t kSkip = 0xffffffffu;  // the key of a bad position: never applied
+constexpr uint32_t kSkip = kSkipKey;
 
 struct BucketedLayout {
   size_t keys_in, keys_out, values_in, values_out, temp, temp_bytes, total;
@@ -34,7 +38,7 @@ BucketedLayout LayoutFor(const Params& p) {
   auto align = [](size_t x) { return (x + 255) / 256 * 256; };
   const size_t n = static_cast<size_t>(std::max<int64_t>(p.n, 1));
   BucketedLayout l;
-  size_t at = kWordBytes;
+  size_t at = kWordBytes + align(sizeof(Schedule));  // the header, then the windows' schedule
   for (size_t* field : {&l.keys_in, &l.keys_out}) {
     *field = at;
     at += align(n * sizeof(uint32_t));
@@ -51,10 +55,17 @@ BucketedLayout LayoutFor(const Params& p) {
   return l;
 }
 
-template <typename T, typename I, bool kFast32>
-__global__ void PairsKernel(Params p, Geometry g, bool copy, int vector_bytes, Word* word, uint32_t* keys,
-                            typename T::Storage* values) {
+// kWindowed: also counts each bucket's pairs, and the last block lays out the windows'
+// schedule (no copy then: the windowed apply copies).
+template <typename T, typename I, bool kFast32, bool kWindowed>
+__global__ void PairsKernel(Params p, Geometry g, bool copy, int vector_bytes, Windows w, WorkspaceHeader* header,
+                            Schedule* schedule, uint32_t* keys, typename T::Storage* values) {
   using S = typename T::Storage;
+  __shared__ uint32_t hist[kWindowed ? kMaxWindows : 1];
+  if constexpr (kWindowed) {
+    for (int b = threadIdx.x; b < w.count; b += blockDim.x) hist[b] = 0;
+    __syncthreads();
+  }
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   const int64_t tid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const I* __restrict__ indices = static_cast<const I*>(p.indices);
@@ -64,15 +75,22 @@ __global__ void PairsKernel(Params p, Geometry g, bool copy, int vector_bytes, W
     const Location l = Locate<kFast32>(p, g, pos);
     int64_t index;
     if (Normalise(static_cast<int64_t>(indices[l.index_offset]), p.axis_size, &index)) {
-      keys[pos] = static_cast<uint32_t>(l.out_base + index * l.axis_stride);
+      const auto key = static_cast<uint32_t>(l.out_base + index * l.axis_stride);
+      keys[pos] = key;
       values[pos] = updates[l.update_offset];
+      if constexpr (kWindowed) atomicAdd(&hist[key >> w.begin], 1u);
     } else {
       keys[pos] = kSkip;
-      if (!bad) RecordBad(word, pos);
+      if (!bad) RecordBad(&header->bad, pos);
       bad = true;
     }
   }
-  if (copy) CopyGrid<T>(p, vector_bytes, tid, stride);
+  if constexpr (kWindowed) {
+    FlushCounts(w, hist, schedule);
+    LayOutIfLast(w, p.data_n, header, schedule);
+  } else if (copy) {
+    CopyGrid<T>(p, vector_bytes, tid, stride);
+  }
 }
 
 template <typename T, typename I>
@@ -103,8 +121,22 @@ size_t BucketedWorkspaceBytes(const Params& p) {
   return total;
 }
 
-gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bits, int block, void* workspace,
-                          size_t workspace_bytes, ErrorSlot slot, gpuStream_t stream) {
+// The windows of an out-of-place scatter over contiguous tensors; count 0 where the
+// windowed apply does not serve (then data is copied first).
+Windows WindowsFor(const Params& p, int begin, int vector_bytes, int copy_block, int block, int elem_bytes) {
+  Windows w;
+  if (p.in_place || !p.fast || p.n == 0 || p.data_n == 0 || begin < 4) return w;
+  w.begin = begin;
+  w.window = int64_t(1) << begin;
+  w.count = static_cast<int>((p.data_n + w.window - 1) / w.window);
+  if (w.count > kMaxWindows) return Windows{};
+  w.copy_tile = int64_t(copy_block) * kCopyVectors * std::max(vector_bytes / elem_bytes, 1);
+  w.apply_tile = int64_t(block) * kApplyItems;
+  return w;
+}
+
+gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bits, int block, bool windows,
+                          void* workspace, size_t workspace_bytes, ErrorSlot slot, gpuStream_t stream) {
   const int bits = TargetBits(p);
   const int begin = std::max(0, bits - bucket_bits);
   const Geometry g = MakeGeometry(p);
@@ -112,24 +144,34 @@ gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bi
   const int vec = VectorBytes(p, copy.vector_bytes);
   return VisitTypes</*kIntegers=*/true>(p, [&]<typename T, typename I>() {
     using S = typename T::Storage;
+    const Windows w = windows ? WindowsFor(p, begin, vec, copy.block, block, sizeof(S)) : Windows{};
     const BucketedLayout l = LayoutFor<S>(p);
     if (workspace_bytes < l.total) return gpuErrorMemoryAllocation;
     char* ws = static_cast<char*>(workspace);
-    Word* word = &reinterpret_cast<WorkspaceHeader*>(ws)->bad;
+    auto* header = reinterpret_cast<WorkspaceHeader*>(ws);
+    auto* schedule = reinterpret_cast<Schedule*>(ws + kWordBytes);
     auto* keys_in = reinterpret_cast<uint32_t*>(ws + l.keys_in);
     auto* keys_out = reinterpret_cast<uint32_t*>(ws + l.keys_out);
     auto* values_in = reinterpret_cast<S*>(ws + l.values_in);
     auto* values_out = reinterpret_cast<S*>(ws + l.values_out);
-    gpuError_t e = ClearHeader(ws, stream);
+    const bool windowed = w.count > 0;
+    gpuError_t e = windowed ? gpuMemsetAsync(ws, 0, kWordBytes + sizeof(Schedule), stream) : ClearHeader(ws, stream);
     if (e != gpuSuccess) return e;
     const int64_t per = std::max<int64_t>(vec / int64_t(sizeof(S)), 1);
-    const int64_t work = std::max(p.n, p.in_place ? 0 : p.data_n / per);
-    if (fast) {
-      PairsKernel<T, I, true><<<Blocks(work, copy.block), copy.block, 0, stream>>>(p, g, !p.in_place, vec, word,
-                                                                                  keys_in, values_in);
+    const int64_t work = windowed ? p.n : std::max(p.n, p.in_place ? 0 : p.data_n / per);
+    // Windowed, each block adds its counts to the schedule once: a grid of at most 2048
+    // blocks (with a block per 256 pairs, 65536 blocks flushing up to 256 counts each, the
+    // windowed scatter was slower than the kernel without windows on every line).
+    const unsigned grid = Blocks(work, copy.block, windowed ? 2048 : int64_t(1) << 20);
+    const bool copy_first = !p.in_place && !windowed;
+    auto pairs = [&]<bool kFast32, bool kWindowed>() {
+      PairsKernel<T, I, kFast32, kWindowed><<<grid, copy.block, 0, stream>>>(p, g, copy_first, vec, w, header,
+                                                                            schedule, keys_in, values_in);
+    };
+    if (windowed) {
+      fast ? pairs.template operator()<true, true>() : pairs.template operator()<false, true>();
     } else {
-      PairsKernel<T, I, false><<<Blocks(work, copy.block), copy.block, 0, stream>>>(p, g, !p.in_place, vec, word,
-                                                                                   keys_in, values_in);
+      fast ? pairs.template operator()<true, false>() : pairs.template operator()<false, false>();
     }
     e = gpuGetLastError();
     if (e == gpuSuccess && p.n > 0) {
@@ -139,8 +181,17 @@ gpuError_t LaunchBucketed(const Params& p, const CopyConfig& copy, int bucket_bi
                          begin);
     }
     if (e != gpuSuccess) return e;
-    ApplyKernel<T, I><<<Blocks(std::max<int64_t>(p.n, 1), block), block, 0, stream>>>(p, keys_out, values_out,
-                                                                                      word, slot);
+    if (windowed) {
+      // Tickets beyond the schedule's last tile leave at once: every copy tile, and at
+      // most one partial apply tile a bucket beyond n / apply_tile.
+      int64_t tiles = (p.n + w.apply_tile - 1) / w.apply_tile + w.count;
+      for (int b = 0; b < w.count; ++b) tiles += CopyTiles(w, p.data_n, b);
+      WindowedApplyKernel<T, I><<<static_cast<unsigned>(tiles), block, 0, stream>>>(p, w, vec, keys_out, values_out,
+                                                                                   header, schedule, slot);
+    } else {
+      ApplyKernel<T, I><<<Blocks(std::max<int64_t>(p.n, 1), block), block, 0, stream>>>(p, keys_out, values_out,
+                                                                                        &header->bad, slot);
+    }
     return gpuGetLastError();
   });
 }

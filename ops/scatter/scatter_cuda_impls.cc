@@ -327,7 +327,8 @@ class ScatterCudaBucketed : public ScatterGpu {
   StatusOr<Launcher> MakeLauncher(const Workload&, const Config& c) const override {
     OPSCHED_ASSIGN_OR_RETURN(const BucketedKnobs knobs, KnobsOf().Parse(c));
     return Launcher([copy = CopyConfigOf(knobs), knobs](const Params& p, const PreparedArgs& a) {
-      return k::LaunchBucketed(p, copy, knobs.bucket_bits, knobs.block, a.workspace, a.workspace_bytes, a.error_slot,
+      return k::LaunchBucketed(p, copy, knobs.bucket_bits, knobs.block, knobs.windows != 0, a.workspace,
+                               a.workspace_bytes, a.error_slot,
                                StreamOf(a));
     });
   }
@@ -335,6 +336,7 @@ class ScatterCudaBucketed : public ScatterGpu {
  private:
   struct BucketedKnobs {
     int bucket_bits = 4;  // targets bucketed by their top bits
+    int windows = 0;      // 1: each window of out copied just before its bucket (out of place, contiguous)
     int block = 256;
     int copy_block = 256;
     int copy_vector = 16;
@@ -342,7 +344,8 @@ class ScatterCudaBucketed : public ScatterGpu {
   static Knobs<BucketedKnobs> KnobsOf() {
     Knobs<BucketedKnobs> knobs;
     knobs.Int("bucket_bits", &BucketedKnobs::bucket_bits, {2, 3, 4, 5, 6, 8})
-        .Int("block", &BucketedKnobs::block, {256, 512, 1024});
+        .Int("block", &BucketedKnobs::block, {256, 512, 1024})
+        .Int("windows", &BucketedKnobs::windows, {0, 1});
     DeclareCopy(knobs, {256, 1024}, {16});
     return knobs;
   }

@@ -334,8 +334,8 @@ TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReportedByTheLastBlock) {
 }
 
 // The bucketed scatter at sizes of many buckets (odd sizes, duplicates, hot targets, every
-// dtype, out of place and in place): the random shapes above are too small for more than
-// a few.
+// dtype, out of place and in place), each config with and without windows: the random
+// shapes above are too small for more than a few buckets, and too small for windows.
 TEST_P(ScatterTest, BucketedScatterOverManyBuckets) {
   if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the bucketed scatter is a GPU implementation";
   const Implementation* impl = registry_.FindImplementation("scatter_cuda_bucketed");
@@ -352,10 +352,13 @@ TEST_P(ScatterTest, BucketedScatterOverManyBuckets) {
           options.generator.index_pattern = runs % 2 ? "hot" : "uniform";
           auto trial = Trial::Create(registry_, w, target_, options);
           ASSERT_TRUE(trial.ok()) << trial.status();
-          for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 6, rng_)) {
-            OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), config.ToString()));
-            OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), w.ToString() + " " + config.ToString()));
-            ++runs;
+          for (Config config : testing::SampleConfigs(impl->Space(w, target_), 4, rng_)) {
+            for (int64_t windows : {0, 1}) {  // data copied first, or each window before its bucket
+              config.Set("windows", windows);
+              OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), config.ToString()));
+              OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), w.ToString() + " " + config.ToString()));
+              ++runs;
+            }
           }
         }
       }
@@ -487,7 +490,7 @@ TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
                 "scatter_cuda_slice columns=1,threads=512"},
            // Sparse: 4096 of 30522 rows, 16 of 1024 positions.
            Case{"scatter data=f32[30522,768] indices=i64[4096,768] updates=f32[4096,768] axis=0 reduction=add",
-                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16"},
+                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16,windows=0"},
            // A 16-position KV-cache write: each target within a 2 KiB row, so not bucketed.
            Case{"scatter data=f16[64,1024,1024] indices=i64[64,1024,16] updates=f16[64,1024,16] axis=2 "
                 "reduction=none",
@@ -508,7 +511,7 @@ TEST(ScatterStrategyTest, BucketedServesTargetsSpreadBeyondL2) {
   Target h100 = records::testing::TestGpu("NVIDIA H100 80GB HBM3");
   h100.l2_bytes = 50 << 20;
   Dispatcher d(Registry::Global(), h100, nullptr, DispatchOptions{});
-  const std::string bucketed = "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16";
+  const std::string bucketed = "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16,windows=0";
   const std::string parallel = "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4";
   struct Case {
     const char* line;
