@@ -490,7 +490,7 @@ TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
                 "scatter_cuda_slice columns=1,threads=512"},
            // Sparse: 4096 of 30522 rows, 16 of 1024 positions.
            Case{"scatter data=f32[30522,768] indices=i64[4096,768] updates=f32[4096,768] axis=0 reduction=add",
-                "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16,windows=0"},
+                "scatter_cuda_bucketed block=1024,bucket_bits=6,copy_block=256,copy_vector=16,windows=1"},
            // A 16-position KV-cache write: each target within a 2 KiB row, so not bucketed.
            Case{"scatter data=f16[64,1024,1024] indices=i64[64,1024,16] updates=f16[64,1024,16] axis=2 "
                 "reduction=none",
@@ -511,7 +511,7 @@ TEST(ScatterStrategyTest, BucketedServesTargetsSpreadBeyondL2) {
   Target h100 = records::testing::TestGpu("NVIDIA H100 80GB HBM3");
   h100.l2_bytes = 50 << 20;
   Dispatcher d(Registry::Global(), h100, nullptr, DispatchOptions{});
-  const std::string bucketed = "scatter_cuda_bucketed block=256,bucket_bits=4,copy_block=256,copy_vector=16,windows=0";
+  const std::string bucketed = "scatter_cuda_bucketed block=1024,bucket_bits=6,copy_block=256,copy_vector=16,windows=1";
   const std::string parallel = "scatter_cuda_parallel block=256,copy_block=256,copy_vector=16,items=4";
   struct Case {
     const char* line;
