@@ -106,20 +106,18 @@ __device__ inline void LayOutIfLast(const Windows& w, int64_t data_n, WorkspaceH
   s->phase_start[2 * w.count] = tiles;
 }
 
-template <typename S>
-__device__ inline void CopyTile(const Params& p, int vector_bytes, int64_t first, int64_t end) {
-  const S* __restrict__ data = static_cast<const S*>(p.data);
-  S* __restrict__ out = static_cast<S*>(p.out);
-  const int64_t per = vector_bytes / static_cast<int64_t>(sizeof(S));
-  int64_t scalar_from = first;
-  if (vector_bytes == 16 && per > 1) {  // first is a multiple of per (windows and tiles are)
-    const int64_t v_end = end / per;
-    for (int64_t v = first / per + threadIdx.x; v < v_end; v += blockDim.x) {
-      reinterpret_cast<uint4*>(out)[v] = reinterpret_cast<const uint4*>(data)[v];
-    }
-    scalar_from = v_end * per;
+// Combines pairs [first, end) of the sorted arrays into out, over threads tid, tid +
+// stride, ... (both applies: the whole array over the grid, or a tile over its block).
+// out and the reduction by value: a reference to the kernel's Params would copy them to
+// local memory where this is not inlined.
+template <typename T>
+__device__ __forceinline__ void ApplyPairs(typename T::Storage* out, Reduction reduction, const uint32_t* keys,
+                                           const typename T::Storage* values, int64_t first, int64_t end, int64_t tid,
+                                           int64_t stride) {
+  for (int64_t i = first + tid; i < end; i += stride) {
+    const uint32_t key = keys[i];
+    if (key != kSkipKey) AtomicCombineElement<T>(out + key, T::Load(values[i]), reduction);
   }
-  for (int64_t i = scalar_from + threadIdx.x; i < end; i += blockDim.x) out[i] = data[i];
 }
 
 template <typename T, typename I>
@@ -152,7 +150,13 @@ __global__ void WindowedApplyKernel(Params p, Windows w, int vector_bytes, const
     const int64_t window_first = int64_t(ph.bucket) * w.window;
     const int64_t first = window_first + tile * w.copy_tile;
     const int64_t end = window_first + WindowElements(w, p.data_n, ph.bucket);
-    CopyTile<S>(p, vector_bytes, first, first + w.copy_tile < end ? first + w.copy_tile : end);
+    const auto* data = static_cast<const S*>(p.data);
+    const int64_t tile_end = first + w.copy_tile < end ? first + w.copy_tile : end;
+    if (vector_bytes == 16) {  // else (unaligned) one element at a time
+      CopyRange<16>(data, static_cast<S*>(p.out), first, tile_end, threadIdx.x, blockDim.x);
+    } else {
+      CopyRange<0>(data, static_cast<S*>(p.out), first, tile_end, threadIdx.x, blockDim.x);
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
       __threadfence();  // the tile is visible before it is counted
@@ -171,14 +175,10 @@ __global__ void WindowedApplyKernel(Params p, Windows w, int vector_bytes, const
     __threadfence();
   }
   __syncthreads();
-  S* out = static_cast<S*>(p.out);
   const int64_t first = int64_t(s->pair_start[ph.bucket]) + tile * w.apply_tile;
   const int64_t bucket_end = s->pair_start[ph.bucket + 1];
-  const int64_t end = first + w.apply_tile < bucket_end ? first + w.apply_tile : bucket_end;
-  for (int64_t i = first + threadIdx.x; i < end; i += blockDim.x) {
-    const uint32_t key = keys[i];
-    if (key != kSkipKey) AtomicCombineElement<T>(out + key, T::Load(values[i]), p.reduction);
-  }
+  ApplyPairs<T>(static_cast<S*>(p.out), p.reduction, keys, values, first, first + w.apply_tile < bucket_end ? first + w.apply_tile : bucket_end,
+                threadIdx.x, blockDim.x);
 }
 
 }  // namespace opsched::scatter::gpu_kernels

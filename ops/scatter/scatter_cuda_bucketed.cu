@@ -13,8 +13,6 @@
 namespace opsched::scatter::gpu_kernels {
 namespace {
 
-constexpr uint32_t kSkip = kSkipKey;
-
 struct BucketedLayout {
   size_t keys_in, keys_out, values_in, values_out, temp, temp_bytes, total;
 };
@@ -80,7 +78,7 @@ __global__ void PairsKernel(Params p, Geometry g, bool copy, int vector_bytes, W
       values[pos] = updates[l.update_offset];
       if constexpr (kWindowed) atomicAdd(&hist[key >> w.begin], 1u);
     } else {
-      keys[pos] = kSkip;
+      keys[pos] = kSkipKey;
       if (!bad) RecordBad(&header->bad, pos);
       bad = true;
     }
@@ -96,18 +94,13 @@ __global__ void PairsKernel(Params p, Geometry g, bool copy, int vector_bytes, W
 template <typename T, typename I>
 __global__ void ApplyKernel(Params p, const uint32_t* keys, const typename T::Storage* values, const Word* word,
                             ErrorSlot slot) {
-  using S = typename T::Storage;
   const Word bad = *word;
   if (bad != 0) {
     if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
     return;
   }
-  S* out = static_cast<S*>(p.out);
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.n; i += stride) {
-    const uint32_t key = keys[i];
-    if (key != kSkip) AtomicCombineElement<T>(out + key, T::Load(values[i]), p.reduction);
-  }
+  ApplyPairs<T>(static_cast<typename T::Storage*>(p.out), p.reduction, keys, values, 0, p.n, int64_t(blockIdx.x) * blockDim.x + threadIdx.x,
+                int64_t(gridDim.x) * blockDim.x);
 }
 
 }  // namespace

@@ -328,8 +328,7 @@ class ScatterCudaBucketed : public ScatterGpu {
     OPSCHED_ASSIGN_OR_RETURN(const BucketedKnobs knobs, KnobsOf().Parse(c));
     return Launcher([copy = CopyConfigOf(knobs), knobs](const Params& p, const PreparedArgs& a) {
       return k::LaunchBucketed(p, copy, knobs.bucket_bits, knobs.block, knobs.windows != 0, a.workspace,
-                               a.workspace_bytes, a.error_slot,
-                               StreamOf(a));
+                               a.workspace_bytes, a.error_slot, StreamOf(a));
     });
   }
 
