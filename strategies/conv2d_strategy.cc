@@ -10,7 +10,8 @@
 //                                              layer of an MNIST net)
 //  49        *_cuda_depthwise_staged           nchw, groups = C = K (depthwise), a     its default: rows=64
 //                                              square 3x3/5x5/7x7 filter at stride 1   rows_per_thread=4 block=128
-//                                              or 2 (MobileNet, EfficientNet)
+//                                              or 2 (MobileNet, EfficientNet)          (rows=32 or 16 below 4 blocks
+//                                                                                      an SM: batch 1 of a large map)
 //  49        *_cuda_depthwise_staged_nhwc      the same layers channels-last (and      its default: rows=8 columns=16
 //                                              ConvNeXt's 7x7)                         rows_per_thread=8 block=128
 //  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default

@@ -131,9 +131,9 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
     }
     return absl::OkStatus();
   }
-  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
-  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(const k::DepthwiseStagedConfig c, KnobsOf(w).Parse(config));
+  ConfigSpace Space(const Workload& w, const Target& t) const override { return KnobsOf(w, t).Space(); }
+  StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target& t) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const k::DepthwiseStagedConfig c, KnobsOf(w, t).Parse(config));
     return MakePrepared(0, [this, p = MakeProblem(w), c](const PreparedArgs& a) {
       const Problem run = WithTensors(p, a.tensors);
       const auto stream = static_cast<gpuStream_t>(a.stream.native());
@@ -142,8 +142,8 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
                            "staged depthwise conv2d", name());
     });
   }
-  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target&) const override {
-    StatusOr<k::DepthwiseStagedConfig> c = KnobsOf(w).Parse(config);
+  std::optional<LaunchShape> MainLaunch(const Workload& w, const Config& config, const Target& t) const override {
+    StatusOr<k::DepthwiseStagedConfig> c = KnobsOf(w, t).Parse(config);
     if (!c.ok()) return std::nullopt;
     const Problem p = MakeProblem(w);
     const LaunchShape s =
@@ -153,10 +153,26 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
-  // Preferred: nchw, k::DepthwiseStagedConfig's defaults; nhwc, 8 x 16 tiles of strips of
+  // nchw: k::DepthwiseStagedConfig's defaults (tiles of 64 rows, strips of 4), but tiles
+  // of 32 or 16 rows while the grid would have fewer than 4 blocks an SM. At batch 1 a
+  // 56x56 layer of 144 channels is 144 whole-plane blocks: 1.44x the best staged config
+  // in the H100 grid of 2026-11-28 (bench/suites/models/train.txt's batch-1 lines), tiles
+  // of 16 rows (576 blocks) 1.08x; served by the rule, 10.4 -> 8.4 us. The layers tuned
+  // at batch 16 and more have thousands of blocks and keep the default. (Strips of 2 rows
+  // where a block takes one 7x7 or 14x14 plane, and its 128 threads have 14 or 56 strips
+  // of 4 rows, measured 1.00-1.04x the best in that grid against 1.05-1.11x, but the same
+  // as strips of 4 when served: -3% to +6% on the six such layers. Not taken.)
+  static k::DepthwiseStagedConfig NchwDefaults(const Problem& p, const Target& t) {
+    k::DepthwiseStagedConfig c;
+    const int64_t enough = 4 * int64_t(t.sm_count);
+    while (c.rows > 16 && k::DepthwiseStagedLaunch(p, c).blocks < enough) c.rows /= 2;
+    return c;
+  }
+
+  // Preferred: nchw, NchwDefaults; nhwc, 8 x 16 tiles of strips of
   // 8 rows in blocks of 128 threads (on the 11 channels-last layers tuned on the H100, the
   // config nearest the best on geomean: 1.06x, at worst 1.21x); or the closest that fits.
-  Knobs<k::DepthwiseStagedConfig> KnobsOf(const Workload& w) const {
+  Knobs<k::DepthwiseStagedConfig> KnobsOf(const Workload& w, const Target& t) const {
     using C = k::DepthwiseStagedConfig;
     const Problem p = MakeProblem(w);
     if (layout_ == Layout::kNhwc) {
@@ -174,7 +190,7 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
                      [p](const C& c) { return k::DepthwiseNhwcStagedFits(p, c); });
       return knobs;
     }
-    Knobs<C> knobs;
+    Knobs<C> knobs(NchwDefaults(p, t));
     knobs.Int("rows", &C::rows, {4, 8, 16, 32, 64})
         .Int("rows_per_thread", &C::rows_per_thread, {1, 2, 4})
         .Int("columns_per_thread", &C::columns_per_thread, {1, 2})

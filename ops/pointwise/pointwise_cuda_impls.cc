@@ -190,11 +190,11 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
  public:
   std::string_view name() const override { return "pointwise_cuda_specialised"; }
   Status Applicable(const Workload& w, const Target&) const override { return ChainOf(w).status(); }
-  ConfigSpace Space(const Workload&, const Target&) const override { return KnobsOf().Space(); }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
   // Prepare matches the chain and fills the kernel's arguments but the pointers, once;
   // Run binds the tensors (in role order) and launches.
   StatusOr<std::unique_ptr<Prepared>> Prepare(const Workload& w, const Config& config, const Target&) const override {
-    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf().Parse(config));
+    OPSCHED_ASSIGN_OR_RETURN(const k::LaunchConfig launch, KnobsOf(w).Parse(config));
     OPSCHED_ASSIGN_OR_RETURN(Chained chained, ChainOf(w));
     const ChainMatch& m = chained.match;
     const Bytecode& bc = chained.compiled->bytecode;
@@ -243,7 +243,30 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
-  static Knobs<k::LaunchConfig> KnobsOf() { return LaunchKnobs({128, 256, 512, 1024}, {1, 4, 8}, {1, 2, 4}); }
+  static Knobs<k::LaunchConfig> KnobsOf(const Workload& w) {
+    const StatusOr<std::shared_ptr<const Compiled>> c = CompiledFor(w);
+    return LaunchKnobs({128, 256, 512, 1024}, {1, 4, 8}, {1, 2, 4}, SpecialisedRule(c.ok() ? (*c)->bytecode : Bytecode{}));
+  }
+  // The rule for a chain no record covers: blocks of 256, one group a thread, and 16
+  // bytes of every tensor a thread (8 lanes of f16/bf16, 4 of f32) while at least 32768
+  // threads remain and the innermost run holds whole vectors, else one lane. From the
+  // H100 records of the tuned chains (bench/suites/pointwise.txt, dtypes.txt): 4 lanes of
+  // f16/bf16 took 1.10-1.26x the best config of the four chains of 8M elements or more,
+  // 8 lanes 1.01-1.05x (the f32 chains' best take 4 lanes: 1.00-1.01x); the LSTM cells
+  // of 6.4K to 64K elements took 1.08-1.13x with 4 lanes, 1.00-1.03x with one.
+  static k::LaunchConfig SpecialisedRule(const Bytecode& bc) {
+    const bool narrow = bc.num_inputs > 0 && bc.types[0] != ElementType::kF32;
+    k::LaunchConfig c;
+    c.block = 256;
+    c.vector = 1;
+    for (const int v : {8, 4}) {
+      if ((v == 4 || narrow) && bc.numel % v == 0 && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
+        c.vector = v;
+        break;
+      }
+    }
+    return c;
+  }
   struct Chained {
     std::shared_ptr<const Compiled> compiled;
     ChainMatch match;

@@ -324,6 +324,43 @@ TEST_P(PointwiseTest, InterpreterRuleTakesThirtyTwoBytesAThreadWhereTheRunAndThe
             "block=128,items=1,shared=0,vector=4");
 }
 
+// The specialised chains' rule (DefaultConfig): blocks of 256 and 16 bytes of every
+// tensor a thread (8 lanes of f16/bf16, 4 of f32) while 32768 threads remain, else 1.
+TEST_P(PointwiseTest, SpecialisedRuleTakesSixteenBytesAThreadWhereTheRunAndTheSizeAllow) {
+  if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
+  const Implementation* impl = registry_.FindImplementation("pointwise_cuda_specialised");
+  if (impl == nullptr) GTEST_SKIP() << "this build registers no GPU implementation";
+  Target h100;
+  h100.kind = DeviceKind::kCuda;
+  h100.arch = "sm_90";
+  h100.sm_count = 132;
+  auto rule = [&](const std::string& line) {
+    StatusOr<Config> c = impl->DefaultConfig(Canonical(line), h100);
+    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+    return c.ok() ? c->ToString() : std::string();
+  };
+  EXPECT_EQ(rule("pointwise a=bf16[8192,4096] b=bf16[4096] out=bf16[8192,4096] expr=\"silu(a+b)\""),
+            "block=256,items=1,vector=8");
+  EXPECT_EQ(rule("pointwise x=f16[4096,4096] out=f16[4096,4096] expr=\"silu(x)\""), "block=256,items=1,vector=8");
+  EXPECT_EQ(rule("pointwise a=f32[8192,3072] b=f32[3072] out=f32[8192,3072] expr=\"gelu(a+b)\""),
+            "block=256,items=1,vector=4");
+  // A bias of 12 f16: 4 lanes divide it, 8 do not.
+  EXPECT_EQ(rule("pointwise a=f16[65536,12] b=f16[12] out=f16[65536,12] expr=\"relu(a+b)\""),
+            "block=256,items=1,vector=4");
+  // LSTM cells of char-rnn size: 6400 and 65536 elements, one lane.
+  const std::string lstm = " expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)\"";
+  EXPECT_EQ(rule("pointwise c=f32[50,128] f=f32[50,128] g=f32[50,128] i=f32[50,128] o=f32[50,128] c2=f32[50,128] "
+                 "h=f32[50,128]" + lstm),
+            "block=256,items=1,vector=1");
+  EXPECT_EQ(rule("pointwise c=f16[128,512] f=f16[128,512] g=f16[128,512] i=f16[128,512] o=f16[128,512] "
+                 "c2=f16[128,512] h=f16[128,512]" + lstm),
+            "block=256,items=1,vector=1");
+  // 131072 f32 elements: 4 lanes keep 32768 threads.
+  EXPECT_EQ(rule("pointwise c=f32[128,1024] f=f32[128,1024] g=f32[128,1024] i=f32[128,1024] o=f32[128,1024] "
+                 "c2=f32[128,1024] h=f32[128,1024]" + lstm),
+            "block=256,items=1,vector=4");
+}
+
 TEST_P(PointwiseTest, InPlaceOutputAliasesTheFirstInput) {
   // The first input by name is shaped like the first output by name.
   OPSCHED_EXPECT_OK(CheckLine("pointwise a=f32[40,33] b=f32[33] a2=f32[40,33] expr=\"a2=relu(a+b)*a\"", true));

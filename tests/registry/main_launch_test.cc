@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/format.h"
 #include "core/target.h"
 #include "registry/registry.h"
 #include "tests/test_util.h"
@@ -37,6 +38,36 @@ class MainLaunchTest : public ::testing::Test {
   bool Registered(const char* impl) { return Registry::Global().FindImplementation(impl) != nullptr; }
   Target h100_;
 };
+
+// The staged depthwise kernel's nchw default (DefaultConfig, what the rule serves) on an
+// H100: tiles of 64 rows in strips of 4, but tiles of fewer rows where the grid would
+// have fewer than 4 blocks an SM (batch 1 of a large map).
+TEST_F(MainLaunchTest, StagedDepthwiseDefaultTakesTilesOfFewerRowsWhereTheGridIsShort) {
+  const Implementation* impl = Registry::Global().FindImplementation("conv2d_cuda_depthwise_staged");
+  if (impl == nullptr) GTEST_SKIP() << "this build has no GPU implementations";
+  auto rule = [&](const std::string& x, const std::string& w, int pad, int stride) {
+    const std::string line = fmt::format("conv2d x=f32[{}] w=f32[{}] stride={},{} pad={},{} dilation=1,1 groups={} "
+                                         "layout=nchw math=fp32",
+                                         x, w, stride, stride, pad, pad, w.substr(0, w.find(',')));
+    StatusOr<Workload> wl = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(wl.ok()) << wl.status();
+    if (!wl.ok()) return std::string();
+    StatusOr<Config> c = impl->DefaultConfig(*wl, h100_);
+    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+    return c.ok() ? c->ToString() : std::string();
+  };
+  // Batch 32: 4608 blocks of 4 planes of 14x14.
+  EXPECT_EQ(rule("32,576,14,14", "576,1,3,3", 1, 1), "block=128,columns_per_thread=1,rows=64,rows_per_thread=4");
+  // Batch 1, 7x7: 960 blocks of one plane (at least 4 x 132).
+  EXPECT_EQ(rule("1,960,7,7", "960,1,3,3", 1, 1), "block=128,columns_per_thread=1,rows=64,rows_per_thread=4");
+  // Batch 1, 56x56: 144 whole planes are 144 blocks, tiles of 32 rows 288, of 16 rows 576.
+  EXPECT_EQ(rule("1,144,56,56", "144,1,3,3", 1, 1), "block=128,columns_per_thread=1,rows=16,rows_per_thread=4");
+  // 32 channels at 112x112: 2 tiles of 56 rows a plane, 64 blocks; 16 rows is the least.
+  EXPECT_EQ(rule("1,32,112,112", "32,1,3,3", 1, 1), "block=128,columns_per_thread=1,rows=16,rows_per_thread=4");
+  // 64 rows do not fit a 112-wide image at stride 2 (the closest legal config); 8 images
+  // give thousands of blocks.
+  EXPECT_EQ(rule("8,96,112,112", "96,1,3,3", 1, 2), "block=128,columns_per_thread=1,rows=32,rows_per_thread=4");
+}
 
 // MobileNetV2's stride-2 depthwise layer (a held-out line): 56 output rows in tiles of
 // 32 leave 8 of 64 tile rows idle and give 2 tiles a plane; tiles of 4 fit exactly.
