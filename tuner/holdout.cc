@@ -75,7 +75,10 @@ StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Data
       }
     }
   }
-  // Folds of distinct workloads, in a fixed order.
+  // Folds of distinct workloads: a workload's fold is its hash modulo the folds, so that
+  // records of new workloads leave every other workload in its fold (by position in the
+  // sorted hashes, 7 added workloads moved most of 175 to other folds, and their models'
+  // decisions with them: 1.069 -> 1.116 with no decision of the 175 measured again).
   std::vector<uint64_t> hashes;
   for (Tuned* t : order) hashes.push_back(t->workload->hash());
   std::sort(hashes.begin(), hashes.end());
@@ -85,7 +88,7 @@ StatusOr<HoldoutReport> RunHoldout(const Registry& registry, const records::Data
   for (int fold = 0; fold < folds; ++fold) {
     std::set<uint64_t> hidden;
     for (size_t i = 0; i < hashes.size(); ++i) {
-      if (given != nullptr || static_cast<int>(i % folds) == fold) hidden.insert(hashes[i]);
+      if (given != nullptr || static_cast<int>(hashes[i] % static_cast<uint64_t>(folds)) == fold) hidden.insert(hashes[i]);
     }
     std::unique_ptr<Selector> trained;
     const Selector* selector = given.get();
