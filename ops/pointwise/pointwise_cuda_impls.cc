@@ -14,6 +14,7 @@
 // Knobs: block (threads), vector (elements per thread at a time), items (groups per
 // thread and grid step), and for the interpreter where its slots live (shared).
 #include <array>
+#include <initializer_list>
 #include <utility>
 
 #include "core/format.h"
@@ -74,6 +75,15 @@ class PointwiseGpu : public Implementation {
   }
 };
 
+// The rules' vector for a program no record covers: the first of `lanes` (widest first)
+// that the innermost run holds whole while at least 32768 threads remain, else 1.
+int WidestVector(const Bytecode& bc, std::initializer_list<int> lanes) {
+  for (const int v : lanes) {
+    if (k::VectorFits(bc, v) && bc.numel / v >= 32768) return v;
+  }
+  return 1;
+}
+
 // The rule for a program no record covers: blocks of 128 and the widest vector that
 // the innermost run allows while at least 32768 threads remain, up to 32 bytes of each
 // tensor a thread: 16 lanes where every tensor is f16 or bf16, else 8. From the H100
@@ -88,13 +98,7 @@ k::LaunchConfig InterpreterRule(const Bytecode& bc) {
   for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) narrow = narrow && bc.types[t] != ElementType::kF32;
   k::LaunchConfig c;
   c.block = 128;
-  c.vector = 1;
-  for (int v : {16, 8, 4, 2}) {
-    if (v <= (narrow ? 16 : 8) && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
-      c.vector = v;
-      break;
-    }
-  }
+  c.vector = narrow ? WidestVector(bc, {16, 8, 4, 2}) : WidestVector(bc, {8, 4, 2});
   return c;
 }
 
@@ -258,13 +262,7 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
     const bool narrow = bc.num_inputs > 0 && bc.types[0] != ElementType::kF32;
     k::LaunchConfig c;
     c.block = 256;
-    c.vector = 1;
-    for (const int v : {8, 4}) {
-      if ((v == 4 || narrow) && bc.numel % v == 0 && k::VectorFits(bc, v) && bc.numel / v >= 32768) {
-        c.vector = v;
-        break;
-      }
-    }
+    c.vector = narrow ? WidestVector(bc, {8, 4}) : WidestVector(bc, {4});
     return c;
   }
   struct Chained {

@@ -51,6 +51,16 @@ class PointwiseTest : public ::testing::TestWithParam<DeviceKind> {
     if (runs_out) *runs_out += runs;
     return s;
   }
+  // What `impl`'s rule (DefaultConfig) serves for `line` on an H100, as config text.
+  std::string RuleOnH100(const Implementation& impl, const std::string& line) {
+    Target h100;
+    h100.kind = DeviceKind::kCuda;
+    h100.arch = "sm_90";
+    h100.sm_count = 132;
+    StatusOr<Config> c = impl.DefaultConfig(Canonical(line), h100);
+    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+    return c.ok() ? c->ToString() : std::string();
+  }
   bool Applies(const std::string& impl, const std::string& line) {
     return registry_.FindImplementation(impl)->Applicable(Canonical(line), target_).ok();
   }
@@ -296,15 +306,7 @@ TEST_P(PointwiseTest, InterpreterRuleTakesThirtyTwoBytesAThreadWhereTheRunAndThe
   if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
   const Implementation* impl = registry_.FindImplementation("pointwise_cuda_interpreted");
   if (impl == nullptr) GTEST_SKIP() << "this build registers no GPU implementation";
-  Target h100;
-  h100.kind = DeviceKind::kCuda;
-  h100.arch = "sm_90";
-  h100.sm_count = 132;
-  auto rule = [&](const std::string& line) {
-    StatusOr<Config> c = impl->DefaultConfig(Canonical(line), h100);
-    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
-    return c.ok() ? c->ToString() : std::string();
-  };
+  auto rule = [&](const std::string& line) { return RuleOnH100(*impl, line); };
   EXPECT_EQ(rule("pointwise a=bf16[2048,11008] b=bf16[2048,11008] out=bf16[2048,11008] expr=\"silu(a)*b\""),
             "block=128,items=1,shared=0,vector=16");
   // An f32 tensor among them: 8 lanes.
@@ -330,15 +332,7 @@ TEST_P(PointwiseTest, SpecialisedRuleTakesSixteenBytesAThreadWhereTheRunAndTheSi
   if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
   const Implementation* impl = registry_.FindImplementation("pointwise_cuda_specialised");
   if (impl == nullptr) GTEST_SKIP() << "this build registers no GPU implementation";
-  Target h100;
-  h100.kind = DeviceKind::kCuda;
-  h100.arch = "sm_90";
-  h100.sm_count = 132;
-  auto rule = [&](const std::string& line) {
-    StatusOr<Config> c = impl->DefaultConfig(Canonical(line), h100);
-    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
-    return c.ok() ? c->ToString() : std::string();
-  };
+  auto rule = [&](const std::string& line) { return RuleOnH100(*impl, line); };
   EXPECT_EQ(rule("pointwise a=bf16[8192,4096] b=bf16[4096] out=bf16[8192,4096] expr=\"silu(a+b)\""),
             "block=256,items=1,vector=8");
   EXPECT_EQ(rule("pointwise x=f16[4096,4096] out=f16[4096,4096] expr=\"silu(x)\""), "block=256,items=1,vector=8");
