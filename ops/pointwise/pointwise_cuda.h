@@ -105,8 +105,11 @@ inline constexpr int MaxBatchNormBlock(int vector) { return vector >= 16 ? 512 :
 // wave_blocks (channels-last): the blocks one wave of the device holds for this kernel
 // and config (BatchNormWaveBlocks, at Prepare); 0: the H100's, from its 132 SMs of 2048
 // threads. (Not a field of the kernel's arguments: one more took the plain 8-lane
-// kernels from 47 registers to 50.)
-gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks = 0);
+// kernels from 47 registers to 50.) dependent: launched as the dependent of the kernel
+// before it in the stream (core/gpu/dependent_launch.cuh), which writes none of x and out
+// (a hoisted plan's last first pass).
+gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks = 0,
+                           bool dependent = false);
 // Channels-last (inner 1): how many blocks of the kernel that LaunchBatchNorm would launch
 // for `a` and `c` one wave of the current device holds (occupancy times SMs); 0 where
 // inner > 1 or the query fails.

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/gpu/dependent_launch.cuh"
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_cuda_common.cuh"
 
@@ -283,6 +284,10 @@ template <int V, typename Spill, typename Index, int R>
 __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBlocks)
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
                       const OPSCHED_GRID_CONSTANT TensorPointers p) {
+  // A kernel launched as this one's dependent (a hoisted batch-norm plan's kernel after
+  // its last first pass) may launch now; it waits for this one's writes before it reads
+  // them. Without such a launch after it, this does nothing.
+  gpu::AllowDependentLaunch();
   const int inner_dim = bc.rank - 1;
   const Index groups = static_cast<Index>(bc.numel / V);
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;

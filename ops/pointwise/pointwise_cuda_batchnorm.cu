@@ -9,6 +9,7 @@
 // shared memory.
 #include <algorithm>
 
+#include "core/gpu/dependent_launch.cuh"
 #include "core/gpu/fast_divmod.h"
 #include "ops/pointwise/pointwise_batchnorm_math.h"
 #include "ops/pointwise/pointwise_cuda.h"
@@ -124,11 +125,23 @@ __device__ inline void StageChannels(const BatchNormArgs& a, uint32_t types, uin
   }
 }
 
-// per_lane: the V elements of a group are V channels (inner 1); else one channel.
-// staged (span > 0): per_lane with the statistics first computed into shared memory by
-// the block's threads together (a thread computing its V channels' itself waited on V
-// calls in a row: the bf16 channels-last line took 150 us, 77 hoisted); span is every
-// channel.
+// Groups of x a thread of the channels-last kernel loads before it computes any: 16
+// lanes (64 bytes of f32: 4 groups of 4 lanes, 2 of 8), at most 4 groups. With one load
+// in flight a thread, one wave of threads kept too few bytes in flight to fill the
+// H200's memory (line 15 of pointwise.txt: DRAM 58% busy, against 75% for the bias+GELU
+// chain kernel, whose grid is not one wave). More lanes spill: the kernel has 64
+// registers a thread (blocks of up to 1024).
+template <int V>
+constexpr int GroupsAhead() {
+  return 16 / V < 1 ? 1 : (16 / V > 4 ? 4 : 16 / V);
+}
+
+// kPerLane: the V elements of a group are V channels (inner 1; channels-last); else one
+// channel (NCHW runs). Their own kernels: two groups a step in the one kernel made every
+// NCHW chain slower on the H100 (up to 1.24x; docs/ops/pointwise.md).
+// staged (span > 0, kPerLane): the statistics first computed into shared memory by the
+// block's threads together (a thread computing its V channels' itself waited on V calls
+// in a row: the bf16 channels-last line took 150 us, 77 hoisted); span is every channel.
 // kGeneral: the plan clamps after the activation or has a constant factor; the launch
 // then may set span below the channels: where a thread's channels never change (each
 // grid step a multiple of the channels) and a block's threads read fewer than all, the
@@ -136,12 +149,14 @@ __device__ inline void StageChannels(const BatchNormArgs& a, uint32_t types, uin
 // loads in flight. Its own kernel: with the clamps' branch and the factor in every
 // kernel, and then this staging as well, the batch-norm chains that use none of them ran
 // 2-32% slower on the H100 (the kernels took 44-57 registers where they take 29-47).
-template <ElementType T, int V, bool kGeneral>
+// A hoisted plan launches the kernel as the last first pass's dependent
+// (LaunchDependent): it reads the statistics (the pass's output) only after
+// GridDependencyWait; the channels-last kernel issues its first loads of x before it.
+template <ElementType T, int V, bool kGeneral, bool kPerLane>
 __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const BatchNormArgs a, uint32_t span,
                                                                         FastDivmod by_inner, FastDivmod by_channels) {
   extern __shared__ float staged_stats[];
-  const bool per_lane = a.inner == 1;
-  const bool staged = per_lane && span > 0;
+  const bool staged = kPerLane && span > 0;
   const uint32_t groups = static_cast<uint32_t>(a.numel / V);
   const uint32_t stride = gridDim.x * blockDim.x;
   const uint32_t channels = static_cast<uint32_t>(a.channels);
@@ -159,64 +174,104 @@ __global__ void __launch_bounds__(MaxBatchNormBlock(V)) BatchNormKernel(const Ba
   // The block's first channel: staged index j is channel first + j (mod channels).
   uint32_t first = 0;
   if constexpr (kGeneral) first = span < channels ? (blockIdx.x * blockDim.x * V) % channels : 0;
-  if (staged) {
-    if constexpr (kGeneral) {
-      StageChannels(a, types, first, span, staged_mean, staged_scale, staged_shift);
-    } else {
-      for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
-        const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
-        staged_mean[c] = st.mean;
-        staged_scale[c] = st.scale;
-        staged_shift[c] = st.shift;
-      }
-    }
-    __syncthreads();
-  }
-  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
-    const uint32_t i = g * V;
+  // The statistics of the group at element i: read again only when its channels differ
+  // from the last group's.
+  auto channels_of = [&](uint32_t i) {
     // The group's channel, (i / inner) % channels, by multiplies: with two divisions a
     // group the batch-norm chains took 1.002-1.031x the time on the H100.
-    const uint32_t run = per_lane ? i : by_inner.Div(i);
+    const uint32_t run = kPerLane ? i : by_inner.Div(i);
     const uint32_t c0 = run - by_channels.Div(run) * channels;
-    if (c0 != cached) {
-      cached = c0;
-      if (staged) {
-        uint32_t j0 = c0;
-        if constexpr (kGeneral) j0 = c0 >= first ? c0 - first : c0 + channels - first;
+    if (c0 == cached) return;
+    cached = c0;
+    if (staged) {
+      uint32_t j0 = c0;
+      if constexpr (kGeneral) j0 = c0 >= first ? c0 - first : c0 + channels - first;
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          mean[e] = staged_mean[j0 + e];
-          scale[e] = staged_scale[j0 + e];
-          shift[e] = staged_shift[j0 + e];
-        }
-      } else if (per_lane) {
+      for (int e = 0; e < V; ++e) {
+        mean[e] = staged_mean[j0 + e];
+        scale[e] = staged_scale[j0 + e];
+        shift[e] = staged_shift[j0 + e];
+      }
+    } else if (kPerLane) {
 #pragma unroll
-        for (int e = 0; e < V; ++e) {
-          const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0 + e);
-          mean[e] = st.mean;
-          scale[e] = kGeneral ? a.factor * st.scale : st.scale;
-          shift[e] = st.shift;
-        }
-      } else {
-        const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0);
-        mean[0] = st.mean;
-        scale[0] = kGeneral ? a.factor * st.scale : st.scale;
-        shift[0] = st.shift;
+      for (int e = 0; e < V; ++e) {
+        const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0 + e);
+        mean[e] = st.mean;
+        scale[e] = kGeneral ? a.factor * st.scale : st.scale;
+        shift[e] = st.shift;
+      }
+    } else {
+      const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c0);
+      mean[0] = st.mean;
+      scale[0] = kGeneral ? a.factor * st.scale : st.scale;
+      shift[0] = st.shift;
 #pragma unroll
-        for (int e = 1; e < V; ++e) {
-          mean[e] = mean[0];
-          scale[e] = scale[0];
-          shift[e] = shift[0];
-        }
+      for (int e = 1; e < V; ++e) {
+        mean[e] = mean[0];
+        scale[e] = scale[0];
+        shift[e] = shift[0];
       }
     }
-    float x[V];
-    LoadRun<V>(T, a.x, i, 1, x);
+  };
+  // Normalises, activates, clamps and stores the group at element i (its statistics held).
+  auto finish = [&](uint32_t i, float* x) {
 #pragma unroll
     for (int e = 0; e < V; ++e) x[e] = __fadd_rn(__fmul_rn(x[e] - mean[e], scale[e]), shift[e]);
     Activate<V>(a.act, x);
     if constexpr (kGeneral) Clamp<V>(a.bound, x);
     StoreRun<V>(T, a.out, i, x);
+  };
+  if constexpr (kPerLane) {
+    // kAhead groups a step (g, g + stride, ...), all loaded before any is computed; the
+    // steps in 64 bits (g + kAhead * stride may pass 2^32 where numel nears it).
+    constexpr int kAhead = GroupsAhead<V>();
+    float x[kAhead][V];
+    uint64_t g = blockIdx.x * blockDim.x + threadIdx.x;
+    auto full = [&] { return g + uint64_t(kAhead - 1) * stride < groups; };
+    auto load = [&] {
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) LoadRun<V>(T, a.x, static_cast<uint32_t>(g + uint64_t(u) * stride) * V, 1, x[u]);
+    };
+    if (full()) load();  // x is no output of the kernel before (a first pass)
+    gpu::GridDependencyWait();
+    if (staged) {
+      if constexpr (kGeneral) {
+        StageChannels(a, types, first, span, staged_mean, staged_scale, staged_shift);
+      } else {
+        for (uint32_t c = threadIdx.x; c < channels; c += blockDim.x) {
+          const ChannelStats st = StatsOf(a.param[0], a.param[1], a.param[2], a.param[3], types, a.eps, c);
+          staged_mean[c] = st.mean;
+          staged_scale[c] = st.scale;
+          staged_shift[c] = st.shift;
+        }
+      }
+      __syncthreads();
+    }
+    while (full()) {
+#pragma unroll
+      for (int u = 0; u < kAhead; ++u) {
+        const uint32_t i = static_cast<uint32_t>(g + uint64_t(u) * stride) * V;
+        channels_of(i);
+        finish(i, x[u]);
+      }
+      g += uint64_t(kAhead) * stride;
+      if (full()) load();
+    }
+    for (; g < groups; g += stride) {
+      const uint32_t i = static_cast<uint32_t>(g) * V;
+      LoadRun<V>(T, a.x, i, 1, x[0]);
+      channels_of(i);
+      finish(i, x[0]);
+    }
+  } else {
+    gpu::GridDependencyWait();
+    for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
+      const uint32_t i = g * V;
+      channels_of(i);
+      float x[V];
+      LoadRun<V>(T, a.x, i, 1, x);
+      finish(i, x);
+    }
   }
 }
 
@@ -235,11 +290,20 @@ uint32_t Gcd(uint32_t a, uint32_t b) {
   return a;
 }
 
-// Launches the kernel for `a` (channels-last: a grid of at most `wave` blocks, 0 for the
-// H100's); or, with `wave_blocks`, stores how many of its blocks one wave of the device
-// holds (occupancy times SMs) and launches nothing.
+// The kernel for `a`: channels-last or not, general or not.
 template <ElementType T, int V>
-gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
+auto KernelFor(const BatchNormArgs& a, bool general) {
+  if (a.inner == 1) return general ? BatchNormKernel<T, V, true, true> : BatchNormKernel<T, V, false, true>;
+  return general ? BatchNormKernel<T, V, true, false> : BatchNormKernel<T, V, false, false>;
+}
+
+// Launches the kernel for `a` (channels-last: a grid of at most `wave` blocks, 0 for the
+// H100's), as the dependent of the kernel before it where `dependent`; or, with
+// `wave_blocks`, stores how many of its blocks one wave of the device holds (occupancy
+// times SMs) and launches nothing.
+template <ElementType T, int V>
+gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, bool dependent, int wave,
+                       int* wave_blocks) {
   const int64_t groups = a.numel / V;
   unsigned grid = GridFor(groups, int64_t(c.block) * c.items);
   bool general = a.factor != 1;
@@ -265,41 +329,39 @@ gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_
     gpuError_t e = gpuGetDevice(&device);
     if (e == gpuSuccess) e = gpuDeviceGetAttribute(&sms, gpuDevAttrMultiProcessorCount, device);
     if (e == gpuSuccess) {
-      const void* kernel = general ? reinterpret_cast<const void*>(BatchNormKernel<T, V, true>)
-                                   : reinterpret_cast<const void*>(BatchNormKernel<T, V, false>);
-      e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, c.block, shared);
+      e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(KernelFor<T, V>(a, general)),
+                                                       c.block, shared);
     }
     *wave_blocks = e == gpuSuccess ? per_sm * sms : 0;
     return e;
   }
   const FastDivmod by_inner(static_cast<uint32_t>(a.inner)), by_channels(static_cast<uint32_t>(a.channels));
-  if (general) {
-    BatchNormKernel<T, V, true><<<grid, c.block, shared, stream>>>(a, span, by_inner, by_channels);
-  } else {
-    BatchNormKernel<T, V, false><<<grid, c.block, shared, stream>>>(a, span, by_inner, by_channels);
-  }
+  const auto kernel = KernelFor<T, V>(a, general);
+  if (dependent) return gpu::LaunchDependent(kernel, grid, c.block, shared, stream, a, span, by_inner, by_channels);
+  kernel<<<grid, c.block, shared, stream>>>(a, span, by_inner, by_channels);
   return gpuGetLastError();
 }
 
 template <ElementType T>
-gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave, int* wave_blocks) {
+gpuError_t LaunchVector(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, bool dependent, int wave,
+                        int* wave_blocks) {
   switch (BatchNormVector(a, c.vector)) {
     case 16:
-      if constexpr (T != ElementType::kF32) return LaunchTyped<T, 16>(a, c, stream, wave, wave_blocks);
+      if constexpr (T != ElementType::kF32) return LaunchTyped<T, 16>(a, c, stream, dependent, wave, wave_blocks);
       return gpuErrorInvalidValue;
-    case 8: return LaunchTyped<T, 8>(a, c, stream, wave, wave_blocks);
-    case 4: return LaunchTyped<T, 4>(a, c, stream, wave, wave_blocks);
-    case 2: return LaunchTyped<T, 2>(a, c, stream, wave, wave_blocks);
-    default: return LaunchTyped<T, 1>(a, c, stream, wave, wave_blocks);
+    case 8: return LaunchTyped<T, 8>(a, c, stream, dependent, wave, wave_blocks);
+    case 4: return LaunchTyped<T, 4>(a, c, stream, dependent, wave, wave_blocks);
+    case 2: return LaunchTyped<T, 2>(a, c, stream, dependent, wave, wave_blocks);
+    default: return LaunchTyped<T, 1>(a, c, stream, dependent, wave, wave_blocks);
   }
 }
 
-gpuError_t LaunchOrMeasure(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave,
+gpuError_t LaunchOrMeasure(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, bool dependent, int wave,
                            int* wave_blocks) {
   switch (a.type) {
-    case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream, wave, wave_blocks);
-    case ElementType::kBF16: return LaunchVector<ElementType::kBF16>(a, c, stream, wave, wave_blocks);
-    default: return LaunchVector<ElementType::kF32>(a, c, stream, wave, wave_blocks);
+    case ElementType::kF16: return LaunchVector<ElementType::kF16>(a, c, stream, dependent, wave, wave_blocks);
+    case ElementType::kBF16: return LaunchVector<ElementType::kBF16>(a, c, stream, dependent, wave, wave_blocks);
+    default: return LaunchVector<ElementType::kF32>(a, c, stream, dependent, wave, wave_blocks);
   }
 }
 
@@ -314,7 +376,8 @@ int BatchNormVector(const BatchNormArgs& a, int vector) {
   return 1;
 }
 
-gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks) {
+gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_t stream, int wave_blocks,
+                           bool dependent) {
   if (a.numel == 0) return gpuSuccess;
   if (a.numel >= (int64_t(1) << 32) || a.channels < 1 || a.inner < 1 || c.block < 1 ||
       c.block > MaxBatchNormBlock(BatchNormVector(a, c.vector)) || c.items < 1) {
@@ -335,7 +398,7 @@ gpuError_t LaunchBatchNorm(const BatchNormArgs& a, const LaunchConfig& c, gpuStr
   for (const Bound& b : a.bound) {
     if (b.op != OpCode::kCastF32 && b.op != OpCode::kMax && b.op != OpCode::kMin) return gpuErrorInvalidValue;
   }
-  return LaunchOrMeasure(a, c, stream, wave_blocks, nullptr);
+  return LaunchOrMeasure(a, c, stream, dependent, wave_blocks, nullptr);
 }
 
 int BatchNormWaveBlocks(const BatchNormArgs& a, const LaunchConfig& c) {
@@ -343,7 +406,7 @@ int BatchNormWaveBlocks(const BatchNormArgs& a, const LaunchConfig& c) {
     return 0;
   }
   int blocks = 0;
-  if (LaunchOrMeasure(a, c, nullptr, 0, &blocks) != gpuSuccess) {
+  if (LaunchOrMeasure(a, c, nullptr, false, 0, &blocks) != gpuSuccess) {
     (void)gpuGetLastError();  // a failed query leaves no error behind for the next launch
     return 0;
   }

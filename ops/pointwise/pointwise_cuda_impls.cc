@@ -336,7 +336,10 @@ class PointwiseCudaBatchNorm : public PointwiseGpu {
       bound.x = p.data[plan.x];
       for (int q = 0; q < 4; ++q) bound.param[q] = plan.param[q] >= 0 ? p.data[plan.param[q]] : nullptr;
       bound.out = const_cast<void*>(p.data[out]);
-      return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream), wave_blocks));
+      // After first passes, as the last one's dependent: it launches while that pass
+      // runs and reads the pass's values only once it is done (the pass lets it launch
+      // at its start); its first loads of x overlap the pass.
+      return Launched(k::LaunchBatchNorm(bound, launch, StreamOf(a.stream), wave_blocks, plan.hoisted));
     };
     return MakePrepared(workspace, std::move(run));
   }

@@ -376,6 +376,13 @@ TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
            "expr=\"max(min((a-b)*rsqrt(g*g+1e-5)*0.5+b,6),0)\"",
            "pointwise a=f16[24,1544] m=f32[1544] v=f32[1544] out=f16[24,1544] expr=\"(a-m)*rsqrt(v+1e-5)\"",
            "pointwise a=f32[3,4099] s=f32[4099] t=f32[4099] out=f32[3,4099] expr=\"a*s+t\"",
+           // Channels-last and large enough that a thread of the one-wave grid loads
+           // several groups before computing any (GroupsAhead), with groups left over:
+           // the hoisted plan (a dependent launch after its first pass) and a plain one.
+           "pointwise a=f32[2311,1024] b=f32[1024] g=f32[1024] out=f32[2311,1024] "
+           "expr=\"max(min((a-b)*rsqrt(g*g+1e-5)*0.5+b,6),0)\"",
+           "pointwise a=bf16[2311,1024] m=f32[1024] v=f32[1024] g=f32[1024] b=f32[1024] out=bf16[2311,1024] "
+           "expr=\"silu((a-m)*rsqrt(v+1e-5)*g+b)\"",
            // Edges: one element, empty.
            "pointwise a=f32[1] m=f32[1] v=f32[1] g=f32[1] b=f32[1] out=f32[1] expr=\"(a-m)*rsqrt(v+1e-5)*g+b\"",
            "pointwise a=f32[0,4,5] m=f32[4,1] v=f32[4,1] out=f32[0,4,5] expr=\"(a-m)*rsqrt(v+1e-5)\"",
