@@ -1,12 +1,13 @@
 // Batch-norm inference (pointwise_batchnorm.h) without bytecode: a grid-stride loop over
-// groups of V consecutive elements, one kernel per element type, V and whether the plan
-// clamps or has a constant factor (kGeneral; the activation is a warp-uniform switch per
-// group). A thread keeps the
-// mean, scale and shift of its group's channels in registers and reads them again only
-// when its next group lies in other channels; where inner is 1 (channels-last) the grid
-// (one wave of the device) is sized so that a thread's groups all fall on the same V channels,
-// and each block first computes the statistics of the channels its threads read into
-// shared memory.
+// groups of V consecutive elements, one kernel per element type, V, layout (kPerLane:
+// channels-last) and whether the plan clamps or has a constant factor (kGeneral; the
+// activation is a warp-uniform switch per group). A thread keeps the mean, scale and
+// shift of its group's channels in registers and reads them again only when its next
+// group lies in other channels; where inner is 1 (channels-last) the grid (one wave of
+// the device) is sized so that a thread's groups all fall on the same V channels, each
+// block first computes the statistics of the channels its threads read into shared
+// memory, and a thread loads several groups before it computes any (GroupsAhead). After
+// a hoisted plan's first pass the kernel is that pass's programmatic dependent.
 #include <algorithm>
 
 #include "core/gpu/dependent_launch.cuh"
@@ -329,8 +330,8 @@ gpuError_t LaunchTyped(const BatchNormArgs& a, const LaunchConfig& c, gpuStream_
     gpuError_t e = gpuGetDevice(&device);
     if (e == gpuSuccess) e = gpuDeviceGetAttribute(&sms, gpuDevAttrMultiProcessorCount, device);
     if (e == gpuSuccess) {
-      e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, reinterpret_cast<const void*>(KernelFor<T, V>(a, general)),
-                                                       c.block, shared);
+      const void* kernel = reinterpret_cast<const void*>(KernelFor<T, V>(a, general));
+      e = gpuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, c.block, shared);
     }
     *wave_blocks = e == gpuSuccess ? per_sm * sms : 0;
     return e;
