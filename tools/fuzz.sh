@@ -7,7 +7,7 @@
 # one after the other (one core each): workload (the workload text parser, suites,
 # canonicalisation, explain), records_log (the log reader and database loader),
 # json_import (records import's JSON) and baseline (bench's baseline JSON). The default
-# is the documented campaign of 10^7 executions per target; CI runs --seconds 60.
+# is the documented campaign of 10^7 executions per target; CI runs --seconds 45.
 # Working corpora grow in .fuzz/corpus/TARGET (seeded from tests/fuzz/corpus/TARGET);
 # findings (crashes, leaks, timeouts, failed properties) are written to
 # .fuzz/findings/TARGET/. Prints executions and findings per target; exits 1 when any
