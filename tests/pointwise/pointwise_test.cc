@@ -12,6 +12,7 @@
 #include "ops/pointwise/pointwise_def.h"
 #include "opsched/runtime.h"
 #include "tests/ops/op_test_util.h"
+#include "tests/records/record_factory.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"
 
@@ -53,11 +54,7 @@ class PointwiseTest : public ::testing::TestWithParam<DeviceKind> {
   }
   // What `impl`'s rule (DefaultConfig) serves for `line` on an H100, as config text.
   std::string RuleOnH100(const Implementation& impl, const std::string& line) {
-    Target h100;
-    h100.kind = DeviceKind::kCuda;
-    h100.arch = "sm_90";
-    h100.sm_count = 132;
-    StatusOr<Config> c = impl.DefaultConfig(Canonical(line), h100);
+    StatusOr<Config> c = impl.DefaultConfig(Canonical(line), records::testing::TestGpu("NVIDIA H100 80GB HBM3"));
     EXPECT_TRUE(c.ok()) << line << ": " << c.status();
     return c.ok() ? c->ToString() : std::string();
   }
