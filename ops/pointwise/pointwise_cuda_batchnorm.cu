@@ -134,7 +134,8 @@ __device__ inline void StageChannels(const BatchNormArgs& a, uint32_t types, uin
 // registers a thread (blocks of up to 1024).
 template <int V>
 constexpr int GroupsAhead() {
-  return 16 / V < 1 ? 1 : (16 / V > 4 ? 4 : 16 / V);
+  static_assert(V >= 1 && V <= 16, "V is 1, 2, 4, 8 or 16");
+  return 16 / V < 4 ? 16 / V : 4;
 }
 
 // kPerLane: the V elements of a group are V channels (inner 1; channels-last); else one
