@@ -138,16 +138,22 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
     if (loaded.ok()) loaded = transfer.Load(path);
     if (!loaded.ok()) fmt::print(stderr, "opsched tune: rank {}: {}\n", rank, loaded.message());
   }
+  // The model serves this rank's target, or (trained on another device of the arch)
+  // gives seeds only.
   std::unique_ptr<Selector> selector;
+  bool model_serves = false;
   if (!options.tune.model_file.empty()) {
     StatusOr<std::unique_ptr<Selector>> loaded = Selector::Load(options.tune.model_file);
     Status serves = loaded.ok() ? (*loaded)->Serves(*target, false) : loaded.status();
-    if (serves.ok()) {
-      selector = *std::move(loaded);
-    } else {
-      fmt::print(stderr, "opsched tune: rank {}: the model is not used: {}\n", rank, serves.message());
+    model_serves = serves.ok();
+    if (serves.ok() || (loaded.ok() && (*loaded)->Serves(*target, true).ok())) selector = *std::move(loaded);
+    if (!serves.ok()) {
+      fmt::print(stderr, "opsched tune: rank {}: the model does not serve this target: {}{}\n", rank, serves.message(),
+                 selector != nullptr ? " (its choices are measured first, as seeds)" : "");
     }
   }
+  DispatchOptions transfer_options;
+  transfer_options.allow_transferred_records = true;
   WorkerEvaluator evaluator(target->device(), options.timeout_s);
   MpiSink sink(&comm);
   Progress progress(1, false);
@@ -194,8 +200,9 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
     ctx.session_id = options.tune.session_id;
     ctx.time_budget_s = task.time_budget_s();
     if (w.ok()) {
-      const Dispatcher dispatcher(registry, *target, &served, DispatchOptions{}, selector.get());
-      ctx.seeds = SeedCandidates(dispatcher, *w);
+      const Dispatcher dispatcher(registry, *target, &served, DispatchOptions{}, model_serves ? selector.get() : nullptr);
+      const Dispatcher other_devices(registry, *target, &served, transfer_options, selector.get());
+      ctx.seeds = SeedCandidates(dispatcher, *w, &other_devices);
       ctx.transfer = TransferExamples(transfer, *target, *w);
     }
     StatusOr<WorkloadResult> r = TuneWorkload(entry, task.index(), ctx);

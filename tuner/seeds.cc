@@ -7,7 +7,8 @@
 
 namespace opsched {
 
-std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canonical) {
+std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canonical,
+                                 const Dispatcher* other_devices) {
   std::vector<Seed> seeds;
   auto add = [&](const Decision& d, std::string source) {
     if (d.implementation == nullptr) return;
@@ -21,8 +22,12 @@ std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canon
   }
   if (StatusOr<Decision> rule = served.Heuristic(canonical); rule.ok()) add(*rule, "heuristic");
   if (StatusOr<Decision> vendor = served.Vendor(canonical); vendor.ok()) add(*vendor, "vendor");
+  if (other_devices != nullptr) {
+    if (StatusOr<Explanation> e = other_devices->Explain(canonical); e.ok()) add(e->decision, "transferred");
+  }
   // The model's own best guess, even where the Runtime would not trust it.
   const Selector* selector = served.selector();
+  if (selector == nullptr && other_devices != nullptr) selector = other_devices->selector();
   const OpDef* op = served.registry().FindOp(canonical.op());
   if (selector != nullptr && op != nullptr && selector->HasOp(canonical.op())) {
     const std::vector<Candidate> candidates = served.LegalCandidates(canonical);

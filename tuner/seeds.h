@@ -18,13 +18,20 @@ namespace opsched {
 struct Seed {
   Candidate candidate;
   // The search policy name its record carries: "heuristic" (the rules), "served"
-  // (a record or the model decided), "vendor" (cuDNN's heuristic), "predicted" (the
+  // (a record or the model decided), "vendor" (cuDNN's heuristic), "transferred" (what
+  // the records and model of another device of the arch would serve), "predicted" (the
   // model's best guess where the Runtime does not trust it).
   std::string source;
 };
 
 // Distinct seeds for `canonical`, in the order to measure them. `served` holds the
-// records (and model) a Runtime would load.
-std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canonical);
+// records (and model) a Runtime would load. `other_devices`, when given, is a dispatcher
+// over the same records that also takes those of other devices of the target's arch
+// (allow_transferred_records) and the model trained there: its choice (a transferred
+// record, or the model's prediction) is measured next, with source "transferred", and
+// where `served` has no model, that model's best guess ("predicted"). A new GPU of a
+// known arch then starts from what the other device's tuning found, measured here.
+std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canonical,
+                                 const Dispatcher* other_devices = nullptr);
 
 }  // namespace opsched

@@ -74,15 +74,24 @@ StatusOr<TuneReport> TuneSession::Run() {
   report.workloads.resize(suite.size());
   const int lanes = static_cast<int>(targets_.size());
   Progress progress(static_cast<int>(suite.size()), options_.progress, stderr, lanes);
-  std::vector<std::unique_ptr<Dispatcher>> dispatchers;
+  // Per lane: what a Runtime here would serve, and what it would with the records and
+  // model of other devices of the arch (seeds only: measured here before any record is
+  // written).
+  std::vector<std::unique_ptr<Dispatcher>> dispatchers, other_devices;
   for (const Target& t : targets_) {
     const bool model_serves = selector != nullptr && selector->Serves(t, false).ok();
+    const bool model_transfers = selector != nullptr && selector->Serves(t, true).ok();
     if (selector != nullptr && !model_serves) {
-      fmt::print(stderr, "opsched tune: {}: the model does not serve {}: {}\n", options_.model_file, t.device().ToString(),
-                 selector->Serves(t, false).message());
+      fmt::print(stderr, "opsched tune: {}: the model does not serve {}: {}{}\n", options_.model_file,
+                 t.device().ToString(), selector->Serves(t, false).message(),
+                 model_transfers ? " (its choices are measured first, as seeds)" : "");
     }
     dispatchers.push_back(std::make_unique<Dispatcher>(registry_, t, &served, DispatchOptions{},
                                                        model_serves ? selector.get() : nullptr));
+    DispatchOptions transfer_options;
+    transfer_options.allow_transferred_records = true;
+    other_devices.push_back(std::make_unique<Dispatcher>(registry_, t, &served, transfer_options,
+                                                         model_transfers ? selector.get() : nullptr));
   }
 
   std::atomic<size_t> next{0};
@@ -109,7 +118,7 @@ StatusOr<TuneReport> TuneSession::Run() {
       ctx.lane = lane;
       ctx.session_id = report.session_id;
       if (entry.error.ok()) {
-        ctx.seeds = SeedCandidates(*dispatchers[lane], entry.workload);
+        ctx.seeds = SeedCandidates(*dispatchers[lane], entry.workload, other_devices[lane].get());
         ctx.transfer = TransferExamples(transfer, ctx.target, entry.workload);
       }
       if (options_.time_budget_s > 0) {

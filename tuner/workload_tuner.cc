@@ -35,19 +35,30 @@ std::string Host() {
 
 std::vector<TransferExample> TransferExamples(const records::Database& db, const Target& target,
                                               const Workload& canonical) {
-  std::vector<TransferExample> out;
   const uint64_t fp = target.fingerprint();
+  const uint64_t arch = records::TargetKey::Of(target).arch;
   const uint64_t exclude = canonical.hash();
+  // Per record target (index): 2 this target, 1 another device of its arch, 0 neither.
+  std::vector<int> kinds;
+  const auto kind_of = [&](uint32_t t) {
+    if (t >= kinds.size()) kinds.resize(t + 1, -1);
+    if (kinds[t] < 0) {
+      const records::TargetProto& proto = db.target(t);
+      kinds[t] = proto.fingerprint() == fp ? 2 : records::TargetKey::Of(proto).arch == arch ? 1 : 0;
+    }
+    return kinds[t];
+  };
+  std::vector<TransferExample> out[3];
   for (const records::RecordEntry& e : db.entries()) {
     const Workload& w = db.workload(e.workload);
-    if (e.status != records::OK || w.op() != canonical.op() || w.hash() == exclude ||
-        db.target(e.target).fingerprint() != fp) {
-      continue;
-    }
-    out.push_back({w, Candidate{db.implementation(e.implementation), db.config(e.config)}, e.call_us});
-    if (out.size() >= 20000) break;
+    if (e.status != records::OK || w.op() != canonical.op() || w.hash() == exclude) continue;
+    const int kind = kind_of(e.target);
+    if (kind == 0 || out[kind].size() >= 20000) continue;
+    out[kind].push_back({w, Candidate{db.implementation(e.implementation), db.config(e.config)}, e.call_us});
   }
-  return out;
+  // This target's records; where it has none of the op, another device's of the arch
+  // (its times differ, its ranking of candidates mostly does not).
+  return out[2].empty() ? std::move(out[1]) : std::move(out[2]);
 }
 
 CandidateSet EnumerateCandidates(const Registry& registry, const Workload& w, const Target& target,

@@ -53,7 +53,8 @@ CandidateSet EnumerateCandidates(const Registry& registry, const Workload& canon
                                  int64_t memory_budget, const std::vector<std::string>& only = {});
 
 // The ok records of other workloads of the same op on `target` in `db` (at most 20,000),
-// for the guided policy's transfer learning.
+// for the guided policy's transfer learning; where `db` has none of the op on `target`,
+// those of other devices of its arch (a new GPU tuned from an older one's logs).
 std::vector<TransferExample> TransferExamples(const records::Database& db, const Target& target,
                                               const Workload& canonical);
 

@@ -12,6 +12,8 @@
 
 #include "records/database.h"
 #include "records/log_reader.h"
+#include "records/log_writer.h"
+#include "tests/records/record_factory.h"
 #include "tests/test_util.h"
 #include "tuner/evaluator.h"
 #include "tuner/measure.h"
@@ -20,6 +22,7 @@
 #include "tuner/session.h"
 #include "tuner/study.h"
 #include "tuner/worker.h"
+#include "tuner/workload_tuner.h"
 
 namespace opsched {
 namespace {
@@ -339,6 +342,69 @@ TEST(SessionTest, MeasuresTheHeuristicFirstAndFindsTheOptimum) {
   std::set<std::string> distinct;
   for (const auto& rec : recs) distinct.insert(rec.implementation() + rec.config().SerializeAsString());
   EXPECT_EQ(distinct.size(), 259u);
+}
+
+// A transfer log of `line` tuned on another device of this host's arch (CPU, other name):
+// config a=11,b=5 (the optimum of SyntheticEvaluator) at `us`.
+std::string OtherDeviceLog(const std::string& name, const std::string& line, double us) {
+  Target other = CpuTarget();
+  other.device_name += " (another device)";
+  const std::string path = TempPath(name);
+  auto writer = records::LogWriter::Open(path);
+  EXPECT_TRUE(writer.ok());
+  if (writer.ok()) {
+    EXPECT_TRUE((*writer)->Append(records::testing::MakeRecord(line, other, "bump_tuned", "a=11,b=5", us)).ok());
+  }
+  return path;
+}
+
+TEST(SessionTest, AnotherDevicesRecordIsMeasuredFirstOnANewDevice) {
+  // The transfer log's record is of another CPU (same arch key, other fingerprint): a
+  // Runtime here does not serve it, but the session measures its choice right after the
+  // rule's, so a two-trial session already finds the optimum, measured here.
+  const std::string suite = WriteSuite("transfer.txt", std::string(kBump) + "\n");
+  const std::string log = TempPath("transfer.log");
+  TuneOptions o = Options(suite, log, "random", 2);
+  o.transfer_logs = {OtherDeviceLog("other_device.log", kBump, 99)};
+  SyntheticEvaluator evaluator;
+  StatusOr<TuneReport> report = TuneSession(Registry::Global(), o, &evaluator).Run();
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->workloads[0].best_config, "a=11,b=5");
+  EXPECT_DOUBLE_EQ(report->workloads[0].best_us, 10);  // measured here, not the log's 99
+  const std::vector<records::Record> recs = ReadLog(log);
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].provenance().search_policy(), "heuristic");
+  EXPECT_EQ(recs[1].provenance().search_policy(), "transferred");
+  EXPECT_EQ(recs[1].target().device_name(), CpuTarget().device_name);
+
+  // Without the transfer log the same two trials miss it (the rule, then a random pick).
+  const std::string cold = TempPath("cold.log");
+  SyntheticEvaluator again;
+  StatusOr<TuneReport> without = TuneSession(Registry::Global(), Options(suite, cold, "random", 2), &again).Run();
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_NE(without->workloads[0].best_config, "a=11,b=5");
+}
+
+TEST(TransferExamplesTest, AnotherDeviceOfTheArchOnlyWhereThisOneHasNone) {
+  const Target here = CpuTarget();
+  Target other = here;
+  other.device_name += " (another device)";
+  Target other_arch = here;
+  other_arch.arch += "-other";
+  const Workload w = Bump();
+  records::Database db;
+  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord("bump x=f32[64]", other, "bump_tuned", "a=1,b=1", 50)));
+  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord("bump x=f32[32]", other_arch, "bump_tuned", "a=2,b=1", 60)));
+  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord(kBump, other, "bump_tuned", "a=3,b=1", 70)));  // the workload itself
+  std::vector<TransferExample> got = TransferExamples(db, here, w);
+  ASSERT_EQ(got.size(), 1u);  // the other device's record of another workload; never another arch's
+  EXPECT_EQ(got[0].candidate.config.ToString(), "a=1,b=1");
+  EXPECT_EQ(got[0].time_us, 50);
+  // Once this device has records of the op, they alone are the examples.
+  OPSCHED_ASSERT_OK(db.Add(records::testing::MakeRecord("bump x=f32[16]", here, "bump_tuned", "a=4,b=1", 40)));
+  got = TransferExamples(db, here, w);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].candidate.config.ToString(), "a=4,b=1");
 }
 
 TEST(SessionTest, SmallSpacesAreCoveredBeforeThePolicySearches) {
