@@ -456,6 +456,22 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   }
   // (No neighbour's fastest legal here: the whole space was ranked, trusted by the nearest.)
   const double distance = near.empty() ? INFINITY : pooled ? legal_distance : near.front().distance;
+  // The whole space ranked, but the model never saw the implementation that the floor
+  // (the rule, or the vendor's heuristic) would run: it cannot weigh its pick against
+  // what would be served without it, so the floor decides. (On the H200 logs, a fold's
+  // model that knew one of the nine legal scatter implementations picked it for the hot
+  // 1,024-float scatter-add: 3.02 s measured, the rule's privatized kernel 150 us.)
+  if (!pooled) {
+    if (!picks->has_value()) *picks = Picks(canonical);
+    for (const StatusOr<Decision>* floor : {&(*picks)->rule, &(*picks)->vendor}) {
+      if (!floor->ok() || selector_->KnowsImplementation(canonical.op(), (*floor)->implementation->name())) continue;
+      const std::string why = fmt::format("the model never saw {}, which the {} would run", (*floor)->implementation->name(),
+                                          floor == &(*picks)->rule ? "rule" : "vendor's heuristic");
+      if (model_notes != nullptr) model_notes->push_back("not trusted: " + why);
+      Note(notes, "predicted", c.implementation, c.config, "not trusted: " + why);
+      return Prediction::kNone;
+    }
+  }
   // The two models disagree: the time model predicts the ranking model's pick at
   // kDisagree x the fastest of the pool or slower. Neither is to be trusted here, and the
   // floor decides. (Over the shipped H100 records, averaged over six fold counts from 5

@@ -224,6 +224,39 @@ TEST_F(SelectorTest, APickThatANearTrainingWorkloadMeasuredSlowIsContestedAndThe
   // Without the odd workload the same shape is predicted (UntunedShapeIsServedByPrediction).
 }
 
+// No nearest training workload's fastest is legal here, so the model ranks every legal
+// candidate; but it never saw the implementation the rule would run, so it cannot say its
+// pick beats the floor: the floor decides. (The model here learned the loop only, from
+// configs outside today's space, unroll=3 and 5; the rule takes blocked block=1024.)
+TEST_F(SelectorTest, AModelThatNeverSawTheRulesImplementationDoesNotOverruleIt) {
+  records::Database db;
+  for (int e = 12; e <= 20; ++e) {
+    const int64_t n = int64_t{1} << e;
+    for (int u : {3, 5}) {
+      OPSCHED_ASSERT_OK(db.Add(MakeRecord(Line(n), cpu_, "scale_cpu_loop", fmt::format("unroll={}", u), Us(n, "scale_cpu_loop", u))));
+    }
+  }
+  std::unique_ptr<Selector> model = Load(Train({}, &db));
+  ASSERT_NE(model, nullptr);
+  ASSERT_TRUE(model->KnowsImplementation("scale", "scale_cpu_loop"));
+  ASSERT_FALSE(model->KnowsImplementation("scale", "scale_cpu_blocked"));
+  Dispatcher d(registry_, cpu_, nullptr, DispatchOptions{}, model.get());
+  StatusOr<Explanation> e = d.Explain(W(24576));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = e->ToString();
+  EXPECT_NE(text.find("ranked all"), std::string::npos) << text;  // the whole space: no neighbour's fastest legal
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << text;
+  EXPECT_EQ(e->decision.implementation->name(), "scale_cpu_blocked") << text;
+  EXPECT_EQ(e->decision.config.ToString(), "block=1024") << text;
+  EXPECT_NE(text.find("not trusted: the model never saw scale_cpu_blocked, which the rule would run"),
+            std::string::npos)
+      << text;
+  // Below 4096 the rule runs the loop, which the model knows: it ranks the loop's configs.
+  StatusOr<Explanation> small = d.Explain(W(3000));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->decision.provenance, Provenance::kPredicted) << small->ToString();
+}
+
 // The ranking model and the time model are trained on the same records; where they
 // disagree (the time model predicts the ranking model's pick at 1.5x the pool's fastest
 // or slower) neither is trusted and the floor decides. Made here by a time model of a
