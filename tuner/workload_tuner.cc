@@ -55,6 +55,7 @@ std::vector<TransferExample> TransferExamples(const records::Database& db, const
     const int kind = kind_of(e.target);
     if (kind == 0 || out[kind].size() >= 20000) continue;
     out[kind].push_back({w, Candidate{db.implementation(e.implementation), db.config(e.config)}, e.call_us});
+    if (out[2].size() >= 20000) break;  // enough of this target's own
   }
   // This target's records; where it has none of the op, another device's of the arch
   // (its times differ, its ranking of candidates mostly does not).
