@@ -152,8 +152,7 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
                  selector != nullptr ? " (its choices are measured first, as seeds)" : "");
     }
   }
-  DispatchOptions transfer_options;
-  transfer_options.allow_transferred_records = true;
+  const std::unique_ptr<Dispatcher> other_devices = OtherDevicesDispatcher(registry, *target, &served, selector.get());
   WorkerEvaluator evaluator(target->device(), options.timeout_s);
   MpiSink sink(&comm);
   Progress progress(1, false);
@@ -201,8 +200,7 @@ int Tune(const Registry& registry, const MpiTuneOptions& options, Comm& comm, in
     ctx.time_budget_s = task.time_budget_s();
     if (w.ok()) {
       const Dispatcher dispatcher(registry, *target, &served, DispatchOptions{}, model_serves ? selector.get() : nullptr);
-      const Dispatcher other_devices(registry, *target, &served, transfer_options, selector.get());
-      ctx.seeds = SeedCandidates(dispatcher, *w, &other_devices);
+      ctx.seeds = SeedCandidates(dispatcher, *w, other_devices.get());
       ctx.transfer = TransferExamples(transfer, *target, *w);
     }
     StatusOr<WorkloadResult> r = TuneWorkload(entry, task.index(), ctx);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "records/database.h"
 #include "selector/selector.h"
 
 namespace opsched {
@@ -46,6 +47,17 @@ std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canon
     }
   }
   return seeds;
+}
+
+std::unique_ptr<Dispatcher> OtherDevicesDispatcher(const Registry& registry, const Target& target,
+                                                   const records::Database* db, const Selector* model) {
+  const bool model_here = model != nullptr && model->Serves(target, false).ok();
+  const bool model_transfers = model != nullptr && model->Serves(target, true).ok();
+  const records::TargetKey key = records::TargetKey::Of(target);
+  const bool other_records = db != nullptr && db->CountFor(key, true) > db->CountFor(key, false);
+  if (!other_records && (model_here || !model_transfers)) return nullptr;
+  return std::make_unique<Dispatcher>(registry, target, db, DispatchOptions{.allow_transferred_records = true},
+                                      model_transfers ? model : nullptr);
 }
 
 }  // namespace opsched

@@ -6,6 +6,7 @@
 // served before it.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,12 @@ struct Seed {
 // known arch then starts from what the other device's tuning found, measured here.
 std::vector<Seed> SeedCandidates(const Dispatcher& served, const Workload& canonical,
                                  const Dispatcher* other_devices = nullptr);
+
+// SeedCandidates' `other_devices` for `target`: a dispatcher over `db` that allows
+// transferred records, with `model` where it serves `target` at least by transfer; null
+// where it could decide nothing a dispatcher of `target` alone does not (`db` holds no
+// record of another device of the arch and the model, if any, serves `target` itself).
+std::unique_ptr<Dispatcher> OtherDevicesDispatcher(const Registry& registry, const Target& target,
+                                                   const records::Database* db, const Selector* model);
 
 }  // namespace opsched

@@ -76,7 +76,7 @@ StatusOr<TuneReport> TuneSession::Run() {
   Progress progress(static_cast<int>(suite.size()), options_.progress, stderr, lanes);
   // Per lane: what a Runtime here would serve, and what it would with the records and
   // model of other devices of the arch (seeds only: measured here before any record is
-  // written).
+  // written; null where there are none).
   std::vector<std::unique_ptr<Dispatcher>> dispatchers, other_devices;
   for (const Target& t : targets_) {
     const bool model_serves = selector != nullptr && selector->Serves(t, false).ok();
@@ -88,10 +88,7 @@ StatusOr<TuneReport> TuneSession::Run() {
     }
     dispatchers.push_back(std::make_unique<Dispatcher>(registry_, t, &served, DispatchOptions{},
                                                        model_serves ? selector.get() : nullptr));
-    DispatchOptions transfer_options;
-    transfer_options.allow_transferred_records = true;
-    other_devices.push_back(std::make_unique<Dispatcher>(registry_, t, &served, transfer_options,
-                                                         model_transfers ? selector.get() : nullptr));
+    other_devices.push_back(OtherDevicesDispatcher(registry_, t, &served, selector.get()));
   }
 
   std::atomic<size_t> next{0};
