@@ -92,7 +92,7 @@ StatusOr<std::vector<float>> Booster::Predict(const std::vector<std::vector<floa
 namespace opsched {
 
 Status Booster::PredictDense(const float* x, size_t rows, float* out) const {
-  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  if (!trained()) return absl::FailedPreconditionError("the model is not trained");
   if (rows == 0) return absl::OkStatus();
   if (forest_) return forest_->Predict(x, rows, columns_, out);
   return PredictXgboost(x, rows, out);
@@ -138,6 +138,20 @@ Status Booster::Load(std::string_view bytes, size_t columns) {
   const std::string threads = std::to_string(params_.threads);
   XGBoosterSetParam(booster, "nthread", threads.c_str());
   booster_ = booster;
+  columns_ = columns;
+  return absl::OkStatus();
+}
+
+Status Booster::LoadForest(Forest forest, size_t columns) {
+  if (forest.columns_needed() > columns) {
+    return absl::DataLossError(fmt::format("the trees split on feature {}, the rows have {} columns",
+                                           forest.columns_needed() - 1, columns));
+  }
+  if (booster_) {
+    XGBoosterFree(booster_);
+    booster_ = nullptr;
+  }
+  forest_ = std::move(forest);
   columns_ = columns;
   return absl::OkStatus();
 }

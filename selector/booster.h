@@ -33,18 +33,22 @@ class Booster {
   // (no copy of the data): the selector's hot path. A loaded model predicts through its
   // Forest (selector/forest.h), which gives XGBoost's values at a fraction of its cost.
   Status PredictDense(const float* x, size_t rows, float* out) const;
-  bool trained() const { return booster_ != nullptr; }
+  bool trained() const { return booster_ != nullptr || forest_.has_value(); }
   size_t columns() const { return columns_; }
 
   // The model in XGBoost's own binary form (UBJSON), and back.
   StatusOr<std::string> Save() const;
   Status Load(std::string_view bytes, size_t columns);
+  // A booster known by its trees alone (a model file without XGBoost's bytes, checked
+  // against XGBoost when it was trained): it predicts (PredictDense) and nothing else.
+  Status LoadForest(Forest forest, size_t columns);
 
   // The trees laid out as a Forest (through XGBoost's JSON model: about half a second for
   // 200 trees, so done when a model is trained and saved beside it).
   StatusOr<Forest> LayOut() const;
   // Predicts through `forest` from now on, once it predicts as XGBoost does, bit for bit,
-  // on rows at the model's splits (else an error, and predictions stay XGBoost's).
+  // on rows at the model's splits (else an error, and predictions stay XGBoost's). Needs
+  // XGBoost's model (trained or loaded).
   Status UseForest(Forest forest);
   bool has_forest() const { return forest_.has_value(); }
 

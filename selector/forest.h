@@ -40,6 +40,8 @@ class Forest {
 
   size_t trees() const { return roots_.size(); }
   size_t nodes() const { return nodes_.size(); }
+  // One past the largest feature index the trees split on: rows need this many columns.
+  size_t columns_needed() const { return max_feature_; }
 
  private:
   struct Node {

@@ -12,7 +12,8 @@
 
 namespace opsched::selector {
 
-inline constexpr uint32_t kModelFormatVersion = 1;
+// 2: the boosters' trees alone (XGBoost's model optional); 1 read as before.
+inline constexpr uint32_t kModelFormatVersion = 2;
 
 Status WriteModel(const std::string& path, const SelectorModelProto& model);
 StatusOr<SelectorModelProto> ReadModel(const std::string& path);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/format.h"
 #include "selector/model_file.h"
@@ -50,15 +51,22 @@ StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::Selector
     e.ranker = std::make_unique<Booster>(Booster::Params{.threads = 1});
     e.timer = std::make_unique<Booster>(Booster::Params{.threads = 1});
     const std::string where = fmt::format("selector model of {}", m.op());
-    OPSCHED_RETURN_IF_ERROR(Annotate(e.ranker->Load(m.booster(), e.encoding.columns()), where));
-    OPSCHED_RETURN_IF_ERROR(Annotate(e.timer->Load(m.time_booster(), e.encoding.columns()), where));
-    // The trees laid out for prediction, where the file has them (files trained before
-    // them predict through XGBoost, at several times the cost of a first decision).
-    for (auto [forest, booster] :
-         {std::pair{&m.forest(), e.ranker.get()}, std::pair{&m.time_forest(), e.timer.get()}}) {
+    // Files since format 2 carry the trees alone, laid out for prediction and checked
+    // against XGBoost when trained. Older files carry XGBoost's model, and its trees where
+    // trained after them (checked here, and used: XGBoost's own predictor costs several
+    // times more a first decision); without them they predict through XGBoost.
+    for (auto [bytes, forest, booster] : {std::tuple{&m.booster(), &m.forest(), e.ranker.get()},
+                                          std::tuple{&m.time_booster(), &m.time_forest(), e.timer.get()}}) {
+      if (bytes->empty() && forest->roots_size() == 0) {
+        return absl::DataLossError(fmt::format("{} has no trees (neither their layout nor XGBoost's model)", where));
+      }
+      if (!bytes->empty()) OPSCHED_RETURN_IF_ERROR(Annotate(booster->Load(*bytes, e.encoding.columns()), where));
       if (forest->roots_size() == 0) continue;
       StatusOr<Forest> f = Forest::FromProto(*forest);
-      OPSCHED_RETURN_IF_ERROR(Annotate(f.ok() ? booster->UseForest(*std::move(f)) : f.status(), where));
+      if (!f.ok()) return Annotate(f.status(), where);
+      OPSCHED_RETURN_IF_ERROR(Annotate(bytes->empty() ? booster->LoadForest(*std::move(f), e.encoding.columns())
+                                                      : booster->UseForest(*std::move(f)),
+                                       where));
     }
     s->ops_.push_back(std::move(e));
   }

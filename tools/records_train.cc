@@ -22,6 +22,7 @@ struct TrainFlags {
   std::vector<std::string> exclude_suites;
   int rounds = 200;
   int depth = 8;
+  bool keep_xgboost = false;
 };
 
 int Train(const TrainFlags& f) {
@@ -37,6 +38,7 @@ int Train(const TrainFlags& f) {
   o.arch = f.arch;
   o.booster.rounds = f.rounds;
   o.booster.max_depth = f.depth;
+  o.keep_xgboost = f.keep_xgboost;
   for (const std::string& path : f.exclude_suites) {
     StatusOr<std::vector<SuiteEntry>> suite = ReadSuite(path, Registry::Global());
     if (!suite.ok()) {
@@ -78,6 +80,9 @@ void AddRecordsTrainCommand(CLI::App* records, int* exit_code) {
                     "Leave out the workloads of these suites (a held-out set is never fitted on)");
   train->add_option("--rounds", flags->rounds, "Boosting rounds")->capture_default_str();
   train->add_option("--depth", flags->depth, "Tree depth")->capture_default_str();
+  train->add_flag("--keep-xgboost", flags->keep_xgboost,
+                  "Also keep XGBoost's own model of each booster in the file (about ten times the size; serving "
+                  "needs only the trees)");
   train->callback([=] { *exit_code = Train(*flags); });
 }
 

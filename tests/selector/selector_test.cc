@@ -480,28 +480,60 @@ TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {
   EXPECT_NE((*loaded)->Describe().find("1 ops (scale), 54 records"), std::string::npos) << (*loaded)->Describe();
 }
 
-// A trained model carries its trees laid out for prediction; a file without them (older
-// ones) predicts the same through XGBoost, and one whose trees disagree with its boosters
-// is refused.
+// A trained model carries its trees laid out for prediction, and by default nothing else
+// (checked against XGBoost when trained); one that keeps XGBoost's model too predicts the
+// same, as does a file with XGBoost's model alone (older ones), one whose trees disagree
+// with its boosters is refused, and one with no trees at all.
 TEST_F(SelectorTest, ATrainedModelPredictsThroughItsForestAsThroughXgboost) {
-  const selector::SelectorModelProto proto = Train();
+  const selector::SelectorModelProto compact = Train();
+  ASSERT_EQ(compact.ops_size(), 1);
+  EXPECT_GT(compact.ops(0).forest().roots_size(), 0);
+  EXPECT_EQ(compact.ops(0).time_forest().roots_size(), 80);
+  EXPECT_TRUE(compact.ops(0).booster().empty());
+  EXPECT_TRUE(compact.ops(0).time_booster().empty());
+  TrainOptions keep;
+  keep.keep_xgboost = true;
+  const selector::SelectorModelProto proto = Train(keep);
   ASSERT_EQ(proto.ops_size(), 1);
-  EXPECT_GT(proto.ops(0).forest().roots_size(), 0);
-  EXPECT_EQ(proto.ops(0).time_forest().roots_size(), 80);
+  EXPECT_FALSE(proto.ops(0).booster().empty());
+  EXPECT_FALSE(proto.ops(0).time_booster().empty());
+  EXPECT_EQ(proto.ops(0).forest().SerializeAsString(), compact.ops(0).forest().SerializeAsString());
+  EXPECT_LT(compact.ByteSizeLong() * 2, proto.ByteSizeLong());
   selector::SelectorModelProto older = proto;
   older.mutable_ops(0)->clear_forest();
   older.mutable_ops(0)->clear_time_forest();
-  std::unique_ptr<Selector> with = Load(proto), without = Load(older);
+  std::unique_ptr<Selector> alone = Load(compact), with = Load(proto), without = Load(older);
+  ASSERT_TRUE(alone && with && without);
   std::vector<Candidate> c;
   for (int u : {1, 2, 4}) c.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
   for (int b : {64, 256, 1024}) c.push_back(Candidate{"scale_cpu_blocked", *ParseConfig(fmt::format("block={}", b))});
   for (int64_t n : {1000, 24576, 3 << 20}) {
     StatusOr<Selector::Predictions> a = with->RankAndTime(registry_, W(n), cpu_, c);
     StatusOr<Selector::Predictions> b = without->RankAndTime(registry_, W(n), cpu_, c);
-    ASSERT_TRUE(a.ok() && b.ok());
+    StatusOr<Selector::Predictions> t = alone->RankAndTime(registry_, W(n), cpu_, c);
+    ASSERT_TRUE(a.ok() && b.ok() && t.ok());
     EXPECT_EQ(a->slowdown, b->slowdown) << n;
     EXPECT_EQ(a->us, b->us) << n;
+    EXPECT_EQ(t->slowdown, b->slowdown) << n;
+    EXPECT_EQ(t->us, b->us) << n;
   }
+  // Neither trees nor XGBoost's model of the time: refused, by name.
+  selector::SelectorModelProto bare = compact;
+  bare.mutable_ops(0)->clear_time_forest();
+  StatusOr<std::unique_ptr<Selector>> none = Selector::FromProto(bare);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("selector model of scale has no trees"), std::string::npos) << none.status();
+  // Trees that split on columns the encoding does not have.
+  selector::SelectorModelProto wide = compact;
+  selector::ForestProto* trees = wide.mutable_ops(0)->mutable_forest();
+  int split = 0;
+  while (split < trees->features_size() && (trees->features(split) & 0x40000000u) == 0) ++split;
+  ASSERT_LT(split, trees->features_size());
+  trees->set_features(split, (trees->features(split) & 0xc0000000u) | 4096u);
+  StatusOr<std::unique_ptr<Selector>> too_wide = Selector::FromProto(wide);
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_NE(too_wide.status().message().find("the trees split on feature 4096"), std::string::npos)
+      << too_wide.status();
   // The time model's trees given to the ranking model: the file is refused, by name.
   selector::SelectorModelProto swapped = proto;
   *swapped.mutable_ops(0)->mutable_forest() = proto.ops(0).time_forest();

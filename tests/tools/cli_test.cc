@@ -359,5 +359,35 @@ TEST(CliTest, StudyWarnsWhenTheLogIsNotExhaustive) {
   EXPECT_EQ(exhaustive.err.find("warning"), std::string::npos) << exhaustive.err;
 }
 
+// `records train` writes the trees alone (format 2) unless asked to keep XGBoost's own
+// model too; both files decide and predict alike, and the compact one is the smaller.
+TEST(CliTest, TrainWritesTheTreesAloneUnlessAskedToKeepXgboostsModel) {
+  std::string lines;
+  for (int rows : {64, 256, 1024, 4096}) lines += fmt::format("reduce x=f32[{},48] axes=1 op=sum\n", rows);
+  const std::string suite = Suite("train.txt", lines);
+  const std::string log = TempPath("train.log");
+  Result tuned = Opsched(fmt::format("tune --suite {} --records {} --target cpu --policy random --trials 6 "
+                                     "--min-time-ms 1 --no-progress",
+                                     suite, log));
+  ASSERT_EQ(tuned.code, 0) << tuned.err;
+  const std::string compact = TempPath("compact.opsm"), kept = TempPath("kept.opsm");
+  Result a = Opsched(fmt::format("records train --records {} --kind cpu --rounds 20 --depth 4 -o {}", log, compact));
+  ASSERT_EQ(a.code, 0) << a.err;
+  Result b = Opsched(
+      fmt::format("records train --records {} --kind cpu --rounds 20 --depth 4 --keep-xgboost -o {}", log, kept));
+  ASSERT_EQ(b.code, 0) << b.err;
+  const std::string small = ReadBytes(compact), large = ReadBytes(kept);
+  ASSERT_GE(small.size(), 24u);
+  EXPECT_EQ(small[8], 2) << "format version";
+  EXPECT_GT(large.size(), 2 * small.size());
+  const std::string untuned = "reduce x=f32[700,48] axes=1 op=sum";
+  Result x = Opsched(fmt::format("explain '{}' --target cpu --model {}", untuned, compact));
+  Result y = Opsched(fmt::format("explain '{}' --target cpu --model {}", untuned, kept));
+  ASSERT_EQ(x.code, 0) << x.err;
+  ASSERT_EQ(y.code, 0) << y.err;
+  EXPECT_NE(x.out.find("predicted"), std::string::npos) << x.out;
+  EXPECT_EQ(x.out, y.out);
+}
+
 }  // namespace
 }  // namespace opsched
