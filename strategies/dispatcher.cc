@@ -292,6 +292,9 @@ constexpr double kContested = 1.5;
 // A pick that the time model predicts at this slowdown over the pool's fastest or more is
 // contested.
 constexpr double kDisagree = 1.5;
+// The floor's two picks measured on a near tuned workload: the faster one decides when it
+// is this much faster there (else the model's ranking, or the vendor's pick, as without).
+constexpr double kVerdict = 1.1;
 
 // The model's slowdown of each candidate, blended (geometric mean) with what the nearest
 // training workloads measured for it: its slowdown there, or, where it was not among
@@ -570,8 +573,27 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
     Note(notes, "heuristic", rule->implementation->name(), rule->config, "chosen: the vendor's heuristic agrees");
     return rule;
   }
-  // Both apply: the model decides when it knows both implementations (its ranking), else
-  // the vendor's choice is the floor (what a framework would run by default).
+  // Both apply. The nearest tuned workload that measured both decides where one was
+  // kVerdict x faster there (strategies/floor_verdict.cc); else the model decides when it
+  // knows both implementations (its ranking); else the vendor's choice is the floor (what
+  // a framework would run by default).
+  const Candidate rule_pick{std::string(rule->implementation->name()), rule->config};
+  const Candidate vendor_pick{std::string(vendor->implementation->name()), vendor->config};
+  if (const std::optional<FloorVerdict> v = NeighboursVerdict(canonical, rule_pick, vendor_pick)) {
+    const bool rule_wins = v->vendor_us >= kVerdict * v->rule_us;
+    if (rule_wins || v->rule_us >= kVerdict * v->vendor_us) {
+      Decision& pick = rule_wins ? *rule : *vendor;
+      const Decision& other = rule_wins ? *vendor : *rule;
+      pick.reason += fmt::format(
+          "; the nearest tuned workload that measured both, '{}' (distance {:.2f}), ran the rule's pick ({} {}) in "
+          "{:.2f} us and the vendor's in {:.2f} us",
+          v->workload, v->distance, v->rule_there.implementation, v->rule_there.config.ToString(), v->rule_us,
+          v->vendor_us);
+      Note(notes, "floor", other.implementation->name(), other.config, "slower on the nearest tuned workload");
+      Note(notes, "floor", pick.implementation->name(), pick.config, "chosen");
+      return pick;
+    }
+  }
   const OpDef* op = registry_.FindOp(canonical.op());
   if (selector_ != nullptr && options_.use_model && op != nullptr) {
     const std::vector<Candidate> two = {

@@ -122,6 +122,21 @@ class Dispatcher {
   std::string AgainstRules(const Candidate& pick, const Workload& canonical) const;
   // The rule's own config, else `impl`'s default (ConfigSpace::Default).
   StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
+  // What the first strategy rule that holds for `canonical` runs there (its implementation
+  // applicable, its config), without the checks a decision needs (strategies/floor_verdict.cc).
+  std::optional<Candidate> RuleCandidate(const Workload& canonical) const;
+  // The nearest tuned workload (within nearest_max_distance) on which the rule runs
+  // `rule`'s implementation and which measured both the rule's pick there and `vendor`:
+  // the two times it measured. None without records or such a workload.
+  struct FloorVerdict {
+    std::string workload;
+    double distance = 0;
+    Candidate rule_there;
+    double rule_us = 0;
+    double vendor_us = 0;
+  };
+  std::optional<FloorVerdict> NeighboursVerdict(const Workload& canonical, const Candidate& rule,
+                                                const Candidate& vendor) const;
   // The better of the rule's and the vendor's picks (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;
   // Fills a decision for `impl` with `config`.

@@ -325,6 +325,71 @@ TEST_F(SelectorTest, APickTheTimeModelPredictsSlowIsContestedAndTheFloorDecides)
       << floor_text;
 }
 
+// Where the rule and the vendor's heuristic pick differently and the model's pick is
+// contested (here: a rule says block=64 does not fit), the nearest tuned workload that
+// measured both (the rule's pick there and the vendor's candidate) decides when one was
+// 1.1x faster there, whatever the model ranks; closer than that, or without such records,
+// the model's ranking does, as before.
+TEST_F(SelectorTest, TheNearestTunedWorkloadThatMeasuredBothFloorPicksDecidesBetweenThem) {
+  std::unique_ptr<Selector> model = Load(Train());  // blocked block=64 wins for large n
+  ASSERT_NE(model, nullptr);
+  Registry fits;
+  testing::ScaleRuns runs;
+  testing::RegisterScaleOp(&fits, &runs, "blocks of 256 or more",
+                           [](const Workload&, const Target&, const Config& c) { return c.GetInt("block", 0) >= 256; });
+  const Workload w = W(24576);  // the nearest tuned workload: n = 32768 (distance 0.42)
+  OfflineSpace space;
+  for (int u : {1, 2, 4}) space.candidates.push_back(Candidate{"scale_cpu_loop", *ParseConfig(fmt::format("unroll={}", u))});
+  for (int b : {64, 256, 1024}) {
+    space.candidates.push_back(Candidate{"scale_cpu_blocked", *ParseConfig(fmt::format("block={}", b))});
+  }
+  space.rule = Candidate{"scale_cpu_blocked", *ParseConfig("block=1024")};
+  space.vendor = Candidate{"scale_cpu_loop", *ParseConfig("unroll=2")};
+  DispatchOptions offline;
+  offline.offline = [&](const Workload& c) { return c == w ? &space : nullptr; };
+  auto decide = [&](const records::Database* db) {
+    Dispatcher d(fits, cpu_, db, offline, model.get());
+    StatusOr<Explanation> e = d.Explain(w);
+    EXPECT_TRUE(e.ok()) << e.status();
+    return e.ok() ? *e : Explanation{};
+  };
+  // db_: the loop is 2.2x slower than block=1024 at n = 32768.
+  const Explanation rule = decide(&db_);
+  EXPECT_NE(rule.ToString().find("contested: scale_cpu_blocked block=64 fits only where"), std::string::npos)
+      << rule.ToString();
+  EXPECT_EQ(rule.decision.provenance, Provenance::kHeuristic) << rule.ToString();
+  EXPECT_EQ(rule.decision.config.ToString(), "block=1024") << rule.ToString();
+  EXPECT_NE(rule.decision.reason.find("the nearest tuned workload that measured both, 'scale x=f32[32768]"),
+            std::string::npos)
+      << rule.decision.reason;
+  EXPECT_NE(rule.decision.reason.find("ran the rule's pick (scale_cpu_blocked block=1024) in 18.56 us and the "
+                                      "vendor's in 40.32 us"),
+            std::string::npos)
+      << rule.decision.reason;
+  // A machine on which the loop was the faster there: the vendor's pick, though the model
+  // (trained on db_) ranks the rule's first.
+  records::Database loop_fast;
+  OPSCHED_ASSERT_OK(loop_fast.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_loop", "unroll=2", 9.0)));
+  OPSCHED_ASSERT_OK(loop_fast.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_blocked", "block=1024", 12.0)));
+  const Explanation vendor = decide(&loop_fast);
+  EXPECT_EQ(vendor.decision.provenance, Provenance::kVendor) << vendor.ToString();
+  EXPECT_NE(vendor.decision.reason.find("in 12.00 us and the vendor's in 9.00 us"), std::string::npos)
+      << vendor.decision.reason;
+  // Within 1.1x of each other there, where the nearest workload did not measure the
+  // vendor's candidate, or without records: the model's ranking, which takes the rule's.
+  records::Database close, one_sided;
+  OPSCHED_ASSERT_OK(close.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_loop", "unroll=2", 10.5)));
+  OPSCHED_ASSERT_OK(close.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_blocked", "block=1024", 10.0)));
+  OPSCHED_ASSERT_OK(one_sided.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_loop", "unroll=4", 9.0)));
+  OPSCHED_ASSERT_OK(one_sided.Add(MakeRecord(Line(32768), cpu_, "scale_cpu_blocked", "block=1024", 12.0)));
+  for (const records::Database* db : std::vector<const records::Database*>{&close, &one_sided, nullptr}) {
+    const Explanation ranked = decide(db);
+    EXPECT_EQ(ranked.decision.provenance, Provenance::kHeuristic) << ranked.ToString();
+    EXPECT_EQ(ranked.decision.reason.find("the nearest tuned workload"), std::string::npos) << ranked.decision.reason;
+    EXPECT_NE(ranked.decision.reason.find("against"), std::string::npos) << ranked.decision.reason;
+  }
+}
+
 TEST_F(SelectorTest, HoldoutStudyJudgesTodaysRulesWhereTheRecordsShowTheirPick) {
   // n = 2^21: today's rule's pick (block=1024) was never measured, only block=64 and the
   // loop, so the study cannot judge it: unknown, and the reason says what the rule takes
