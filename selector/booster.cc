@@ -40,6 +40,11 @@ Status Build(const std::vector<std::vector<float>>& x, size_t columns, Matrix* m
 
 }  // namespace
 
+Status Booster::NoXgboostModel() const {
+  return absl::FailedPreconditionError(forest_ ? "the booster has no XGBoost model (it was loaded from its trees alone)"
+                                               : "the model is not trained");
+}
+
 Booster::~Booster() {
   if (booster_) XGBoosterFree(booster_);
 }
@@ -77,7 +82,7 @@ Status Booster::Fit(const std::vector<std::vector<float>>& x, const std::vector<
 }
 
 StatusOr<std::vector<float>> Booster::Predict(const std::vector<std::vector<float>>& x) const {
-  if (!booster_) return absl::FailedPreconditionError("the cost model is not trained");
+  if (!booster_) return NoXgboostModel();
   if (x.empty()) return std::vector<float>();
   Matrix m;
   OPSCHED_RETURN_IF_ERROR(Build(x, columns_, &m));
@@ -115,7 +120,7 @@ Status Booster::PredictXgboost(const float* x, size_t rows, float* out) const {
 }
 
 StatusOr<std::string> Booster::Save() const {
-  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  if (!booster_) return NoXgboostModel();
   bst_ulong length = 0;
   const char* bytes = nullptr;
   if (XGBoosterSaveModelToBuffer(booster_, R"({"format": "ubj"})", &length, &bytes) != 0) return XgbError("save");
@@ -157,7 +162,7 @@ Status Booster::LoadForest(Forest forest, size_t columns) {
 }
 
 StatusOr<Forest> Booster::LayOut() const {
-  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  if (!booster_) return NoXgboostModel();
   bst_ulong length = 0;
   const char* json = nullptr;
   if (XGBoosterSaveModelToBuffer(booster_, R"({"format": "json"})", &length, &json) != 0) return XgbError("save");
@@ -165,7 +170,7 @@ StatusOr<Forest> Booster::LayOut() const {
 }
 
 Status Booster::UseForest(Forest forest) {
-  if (!booster_) return absl::FailedPreconditionError("the model is not trained");
+  if (!booster_) return NoXgboostModel();
   const std::vector<float> probe = forest.ProbeRows(columns_, 96);
   const size_t rows = columns_ == 0 ? 0 : probe.size() / columns_;
   std::vector<float> theirs(rows), ours(rows);

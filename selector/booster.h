@@ -48,7 +48,7 @@ class Booster {
   StatusOr<Forest> LayOut() const;
   // Predicts through `forest` from now on, once it predicts as XGBoost does, bit for bit,
   // on rows at the model's splits (else an error, and predictions stay XGBoost's). Needs
-  // XGBoost's model (trained or loaded).
+  // XGBoost's model (trained or loaded), as Predict, Save and LayOut do.
   Status UseForest(Forest forest);
   bool has_forest() const { return forest_.has_value(); }
 
@@ -59,6 +59,8 @@ class Booster {
   std::optional<Forest> forest_;
 
   Status PredictXgboost(const float* x, size_t rows, float* out) const;
+  // Why a call that needs XGBoost's model cannot run: none trained, or trees alone.
+  Status NoXgboostModel() const;
 };
 
 }  // namespace opsched

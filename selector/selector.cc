@@ -64,6 +64,10 @@ StatusOr<std::unique_ptr<Selector>> Selector::FromProto(const selector::Selector
       if (forest->roots_size() == 0) continue;
       StatusOr<Forest> f = Forest::FromProto(*forest);
       if (!f.ok()) return Annotate(f.status(), where);
+      if (f->columns_needed() > e.encoding.columns()) {
+        return absl::DataLossError(fmt::format("{}: the trees split on feature {}, the rows have {} columns", where,
+                                               f->columns_needed() - 1, e.encoding.columns()));
+      }
       OPSCHED_RETURN_IF_ERROR(Annotate(bytes->empty() ? booster->LoadForest(*std::move(f), e.encoding.columns())
                                                       : booster->UseForest(*std::move(f)),
                                        where));

@@ -199,7 +199,7 @@ StatusOr<selector::SelectorModelProto> TrainSelector(const Registry& registry,
     m->set_train_rmse(std::sqrt(se / static_cast<double>(relative.size())));
     m->set_records(static_cast<int64_t>(data.rows.size()));
     // The trees laid out for prediction, checked against XGBoost to the bit here so that
-    // serving needs no XGBoost model: the file keeps them alone (a tenth of the bytes),
+    // serving needs no XGBoost model: the file keeps them alone (a fifth of the bytes),
     // and XGBoost's own model only where asked.
     for (auto [booster, forest, bytes] : {std::tuple{&ranker, m->mutable_forest(), m->mutable_booster()},
                                           std::tuple{&timer, m->mutable_time_forest(), m->mutable_time_booster()}}) {

@@ -26,7 +26,7 @@ struct TrainOptions {
   std::set<uint64_t> exclude;
   // Rows carry each candidate's main-kernel launch (CandidateEncoding::kLaunchColumns).
   bool launch_features = true;
-  // Also keep XGBoost's own model of each booster in the file (about ten times the bytes
+  // Also keep XGBoost's own model of each booster in the file (about five times the bytes
   // of the trees laid out for prediction, which serve alone; `records train --keep-xgboost`).
   bool keep_xgboost = false;
 };

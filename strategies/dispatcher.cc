@@ -577,9 +577,8 @@ StatusOr<Decision> Dispatcher::Floor(const Workload& canonical, std::vector<Cons
   // kVerdict x faster there (strategies/floor_verdict.cc); else the model decides when it
   // knows both implementations (its ranking); else the vendor's choice is the floor (what
   // a framework would run by default).
-  const Candidate rule_pick{std::string(rule->implementation->name()), rule->config};
   const Candidate vendor_pick{std::string(vendor->implementation->name()), vendor->config};
-  if (const std::optional<FloorVerdict> v = NeighboursVerdict(canonical, rule_pick, vendor_pick)) {
+  if (const std::optional<FloorVerdict> v = NeighboursVerdict(canonical, rule->implementation->name(), vendor_pick)) {
     const bool rule_wins = v->vendor_us >= kVerdict * v->rule_us;
     if (rule_wins || v->rule_us >= kVerdict * v->vendor_us) {
       Decision& pick = rule_wins ? *rule : *vendor;

@@ -122,12 +122,15 @@ class Dispatcher {
   std::string AgainstRules(const Candidate& pick, const Workload& canonical) const;
   // The rule's own config, else `impl`'s default (ConfigSpace::Default).
   StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
-  // What the first strategy rule that holds for `canonical` runs there (its implementation
-  // applicable, its config), without the checks a decision needs (strategies/floor_verdict.cc).
-  std::optional<Candidate> RuleCandidate(const Workload& canonical) const;
-  // The nearest tuned workload (within nearest_max_distance) on which the rule runs
-  // `rule`'s implementation and which measured both the rule's pick there and `vendor`:
-  // the two times it measured. None without records or such a workload.
+  // What the first strategy rule that holds for `canonical` runs there: its
+  // implementation where it applies (offline: where `there`, the workload's records, show
+  // it), and its config, as Heuristic makes it (strategies/floor_verdict.cc).
+  std::optional<Candidate> RuleCandidate(const Workload& canonical,
+                                         const std::vector<const records::RecordEntry*>& there) const;
+  // Of the nearest_k nearest tuned workloads of this target (hidden ones do not count;
+  // within nearest_max_distance), the nearest on which the rule runs `rule_implementation`
+  // and which measured both the rule's pick there and `vendor`: the two times it measured.
+  // None without records, with use_nearest_records off, or without such a workload.
   struct FloorVerdict {
     std::string workload;
     double distance = 0;
@@ -135,7 +138,7 @@ class Dispatcher {
     double rule_us = 0;
     double vendor_us = 0;
   };
-  std::optional<FloorVerdict> NeighboursVerdict(const Workload& canonical, const Candidate& rule,
+  std::optional<FloorVerdict> NeighboursVerdict(const Workload& canonical, std::string_view rule_implementation,
                                                 const Candidate& vendor) const;
   // The better of the rule's and the vendor's picks (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;

@@ -6,15 +6,17 @@
 // cuDNN's implicit_precomp_gemm first on two held-out layers (a batch-1 ResNet-50 3x3 and
 // a MobileNetV2 1x1 projection: 3.27x and 1.76x their best) where the nearest tuned layers
 // had measured the rule's im2col GEMM 5.8x and 1.2-1.4x faster than it.
-#include <cmath>
+#include <algorithm>
 #include <limits>
+#include <string>
 
 #include "core/format.h"
 #include "strategies/dispatcher.h"
 
 namespace opsched {
 
-std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical) const {
+std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical,
+                                                   const std::vector<const records::RecordEntry*>& there) const {
   const Strategy* strategy = registry_.FindStrategy(canonical.op());
   if (strategy == nullptr) return std::nullopt;
   for (const StrategyRule& rule : strategy->rules()) {
@@ -22,26 +24,51 @@ std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical) co
     const Implementation* impl = registry_.FindImplementation(rule.implementation);
     if (impl == nullptr || impl->device_kind() != target_.kind) continue;
     if (options_.deterministic && !impl->traits().deterministic) continue;
-    if (!impl->Applicable(canonical, target_).ok()) continue;
+    // Whether the implementation applies there. Offline (a study, maybe on a host without
+    // the GPU whose libraries a vendor implementation asks): where the workload's records
+    // show it, as OfflineHeuristic judges; live: its own check.
+    const bool applies =
+        options_.offline ? std::any_of(there.begin(), there.end(),
+                                       [&](const records::RecordEntry* e) {
+                                         return db_->implementation(e->implementation) == rule.implementation;
+                                       })
+                         : impl->Applicable(canonical, target_).ok();
+    if (!applies) continue;
     StatusOr<Config> config = RuleConfig(rule, impl, canonical);
     if (!config.ok()) continue;
+    if (!options_.offline) {
+      // As Heuristic: the closest legal config where the rule's is outside the space, and
+      // within the workspace limit, else the next rule.
+      ConfigSpace space = impl->Space(canonical, target_);
+      if (!space.Contains(*config)) {
+        StatusOr<Config> closest = space.Closest(*config);
+        if (!closest.ok()) continue;
+        config = *std::move(closest);
+      }
+      if (!WithinWorkspaceLimit(impl, *config, canonical).ok()) continue;
+    }
     return Candidate{rule.implementation, *std::move(config)};
   }
   return std::nullopt;
 }
 
-std::optional<Dispatcher::FloorVerdict> Dispatcher::NeighboursVerdict(const Workload& canonical, const Candidate& rule,
+std::optional<Dispatcher::FloorVerdict> Dispatcher::NeighboursVerdict(const Workload& canonical,
+                                                                      std::string_view rule_implementation,
                                                                       const Candidate& vendor) const {
   if (db_ == nullptr || !options_.use_nearest_records) return std::nullopt;
+  // The nearest_k nearest tuned workloads with records on this target (hidden ones, a
+  // study's, do not count), within nearest_max_distance.
   const int k = options_.nearest_k + static_cast<int>(options_.hidden_workloads.size());
+  int seen = 0;
   for (const records::Neighbour& n : db_->Nearest(canonical, target_, k)) {
     if (options_.hidden_workloads.count(n.workload->hash())) continue;
-    if (n.distance > options_.nearest_max_distance) break;
-    const std::optional<Candidate> there = RuleCandidate(*n.workload);
-    if (!there || there->implementation != rule.implementation) continue;
+    if (n.distance > options_.nearest_max_distance || seen++ == options_.nearest_k) break;
+    const std::vector<const records::RecordEntry*> records = db_->ExactRecordsFor(n.workload->hash(), target_key_);
+    const std::optional<Candidate> there = RuleCandidate(*n.workload, records);
+    if (!there || there->implementation != rule_implementation) continue;
     constexpr double kNone = std::numeric_limits<double>::infinity();
     double rule_us = kNone, vendor_us = kNone;
-    for (const records::RecordEntry* e : db_->ExactRecordsFor(n.workload->hash(), target_key_)) {
+    for (const records::RecordEntry* e : records) {
       if (e->status != records::OK || !(e->call_us > 0)) continue;
       const std::string& impl = db_->implementation(e->implementation);
       const Config& config = db_->config(e->config);

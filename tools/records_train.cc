@@ -81,7 +81,7 @@ void AddRecordsTrainCommand(CLI::App* records, int* exit_code) {
   train->add_option("--rounds", flags->rounds, "Boosting rounds")->capture_default_str();
   train->add_option("--depth", flags->depth, "Tree depth")->capture_default_str();
   train->add_flag("--keep-xgboost", flags->keep_xgboost,
-                  "Also keep XGBoost's own model of each booster in the file (about ten times the size; serving "
+                  "Also keep XGBoost's own model of each booster in the file (about five times the size; serving "
                   "needs only the trees)");
   train->callback([=] { *exit_code = Train(*flags); });
 }

@@ -375,6 +375,17 @@ TEST_F(SelectorTest, TheNearestTunedWorkloadThatMeasuredBothFloorPicksDecidesBet
   EXPECT_EQ(vendor.decision.provenance, Provenance::kVendor) << vendor.ToString();
   EXPECT_NE(vendor.decision.reason.find("in 12.00 us and the vendor's in 9.00 us"), std::string::npos)
       << vendor.decision.reason;
+  // The nearest workload hidden (as a study hides a fold): the next nearest, n = 16384,
+  // decides (10.78 against 20.66 us).
+  DispatchOptions hiding = offline;
+  hiding.hidden_workloads = {W(32768).hash()};
+  Dispatcher hidden(fits, cpu_, &db_, hiding, model.get());
+  StatusOr<Explanation> next = hidden.Explain(w);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_NE(next->decision.reason.find("'scale x=f32[16384] factor=2.0' (distance 0.58)"), std::string::npos)
+      << next->decision.reason;
+  EXPECT_NE(next->decision.reason.find("in 10.78 us and the vendor's in 20.66 us"), std::string::npos)
+      << next->decision.reason;
   // Within 1.1x of each other there, where the nearest workload did not measure the
   // vendor's candidate, or without records: the model's ranking, which takes the rule's.
   records::Database close, one_sided;
@@ -527,6 +538,27 @@ TEST_F(SelectorTest, AModelServesAnotherCudnnOfItsPlatformForCandidatesThatDoNot
   ASSERT_TRUE(same.ok());
   EXPECT_EQ((*same)->decision.provenance, Provenance::kPredicted);
   runs_.blocked_calls_cudnn = false;
+}
+
+// A format-1 file (XGBoost's models beside the trees, as every file before format 2)
+// still loads and predicts as the format-2 file of the same training.
+TEST_F(SelectorTest, AFormatOneFileStillLoads) {
+  TrainOptions keep;
+  keep.keep_xgboost = true;
+  std::string older = selector::SerializeModel(Train(keep));
+  older[8] = 1;  // the format version (the checksum covers the payload only)
+  const std::string path = TempPath("format1.opsm");
+  WriteBytes(path, older);
+  StatusOr<std::unique_ptr<Selector>> loaded = Selector::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  std::unique_ptr<Selector> compact = Load(Train());
+  const std::vector<Candidate> c = {Candidate{"scale_cpu_loop", *ParseConfig("unroll=2")},
+                                    Candidate{"scale_cpu_blocked", *ParseConfig("block=64")}};
+  StatusOr<Selector::Predictions> a = (*loaded)->RankAndTime(registry_, W(24576), cpu_, c);
+  StatusOr<Selector::Predictions> b = compact->RankAndTime(registry_, W(24576), cpu_, c);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->slowdown, b->slowdown);
+  EXPECT_EQ(a->us, b->us);
 }
 
 TEST_F(SelectorTest, ModelFileRoundTripsAndPredictsTheSame) {

@@ -386,6 +386,8 @@ TEST(CliTest, TrainWritesTheTreesAloneUnlessAskedToKeepXgboostsModel) {
   ASSERT_EQ(x.code, 0) << x.err;
   ASSERT_EQ(y.code, 0) << y.err;
   EXPECT_NE(x.out.find("predicted"), std::string::npos) << x.out;
+  EXPECT_EQ(x.err.find("deciding without it"), std::string::npos) << x.err;
+  EXPECT_EQ(y.err.find("deciding without it"), std::string::npos) << y.err;
   EXPECT_EQ(x.out, y.out);
 }
 
