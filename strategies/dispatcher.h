@@ -122,9 +122,9 @@ class Dispatcher {
   std::string AgainstRules(const Candidate& pick, const Workload& canonical) const;
   // The rule's own config, else `impl`'s default (ConfigSpace::Default).
   StatusOr<Config> RuleConfig(const StrategyRule& rule, const Implementation* impl, const Workload& canonical) const;
-  // What the first strategy rule that holds for `canonical` runs there: its
-  // implementation where it applies (offline: where `there`, the workload's records, show
-  // it), and its config, as Heuristic makes it (strategies/floor_verdict.cc).
+  // The rule's pick for `canonical`: live, what Heuristic serves; offline, the first
+  // strategy rule that holds whose implementation `there` (the workload's records) shows,
+  // with its config (strategies/floor_verdict.cc).
   std::optional<Candidate> RuleCandidate(const Workload& canonical,
                                          const std::vector<const records::RecordEntry*>& there) const;
   // Of the nearest_k nearest tuned workloads of this target (hidden ones do not count;

@@ -17,6 +17,16 @@ namespace opsched {
 
 std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical,
                                                    const std::vector<const records::RecordEntry*>& there) const {
+  if (!options_.offline) {
+    // Live: what Heuristic serves there.
+    StatusOr<Decision> d = Heuristic(canonical);
+    if (!d.ok()) return std::nullopt;
+    return Candidate{std::string(d->implementation->name()), d->config};
+  }
+  // Offline (a study, maybe on a host without the GPU whose libraries a vendor
+  // implementation asks; its OfflineSpace is the hidden workload's, not this one's): the
+  // first rule that holds whose implementation the workload's records show, as
+  // OfflineHeuristic judges by the measured candidates.
   const Strategy* strategy = registry_.FindStrategy(canonical.op());
   if (strategy == nullptr) return std::nullopt;
   for (const StrategyRule& rule : strategy->rules()) {
@@ -24,29 +34,12 @@ std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical,
     const Implementation* impl = registry_.FindImplementation(rule.implementation);
     if (impl == nullptr || impl->device_kind() != target_.kind) continue;
     if (options_.deterministic && !impl->traits().deterministic) continue;
-    // Whether the implementation applies there. Offline (a study, maybe on a host without
-    // the GPU whose libraries a vendor implementation asks): where the workload's records
-    // show it, as OfflineHeuristic judges; live: its own check.
-    const bool applies =
-        options_.offline ? std::any_of(there.begin(), there.end(),
-                                       [&](const records::RecordEntry* e) {
-                                         return db_->implementation(e->implementation) == rule.implementation;
-                                       })
-                         : impl->Applicable(canonical, target_).ok();
-    if (!applies) continue;
+    const auto measured = [&](const records::RecordEntry* e) {
+      return db_->implementation(e->implementation) == rule.implementation;
+    };
+    if (std::none_of(there.begin(), there.end(), measured)) continue;
     StatusOr<Config> config = RuleConfig(rule, impl, canonical);
     if (!config.ok()) continue;
-    if (!options_.offline) {
-      // As Heuristic: the closest legal config where the rule's is outside the space, and
-      // within the workspace limit, else the next rule.
-      ConfigSpace space = impl->Space(canonical, target_);
-      if (!space.Contains(*config)) {
-        StatusOr<Config> closest = space.Closest(*config);
-        if (!closest.ok()) continue;
-        config = *std::move(closest);
-      }
-      if (!WithinWorkspaceLimit(impl, *config, canonical).ok()) continue;
-    }
     return Candidate{rule.implementation, *std::move(config)};
   }
   return std::nullopt;
