@@ -88,10 +88,10 @@ gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream
 // copies where the channels are contiguous and aligned); a thread's strips are
 // `rows_per_thread` x 2 outputs.
 struct DepthwiseStagedConfig {
-  int rows = 64;            // nchw 4, 8, 16, 32 or 64; nhwc 4, 8, 16 or 32
+  int rows = 64;            // nchw 4, 8, 16, 32 or 64; nhwc 4 to 32
   int rows_per_thread = 4;  // 1, 2 or 4 (nhwc also 8), dividing rows
   int block = 128;          // nhwc: a multiple of channels
-  int columns = 8;          // nhwc: 4, 8, 16 or 32
+  int columns = 8;          // nhwc: 4 to 32 (the space: powers of two and whole-tile extents)
   int columns_per_thread = 1;  // nchw: 1 or 2 neighbouring output columns a strip
   int channels = 32;        // nhwc: 32 (a warp's lanes, one channel each) or 16 (half a warp's)
 };

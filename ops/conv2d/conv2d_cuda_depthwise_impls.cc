@@ -169,6 +169,21 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
     return c;
   }
 
+  // The nhwc tile extents over `outputs` rows or columns of the output: 4, 8, 16 and 32,
+  // and the extents from 5 to 32 that split `outputs` into whole tiles (56: 7, 14 and
+  // 28; 112: 7, 14 and 28; 7: 7). Tiles of a power of two overhang maps of 7, 14, 28, 56
+  // and 112 pixels: 16 x 32 tiles of a 56 x 56 map compute 64 x 64 outputs, 23% of them
+  // outside it.
+  static std::vector<int64_t> TileExtents(int64_t outputs) {
+    std::vector<int64_t> extents = {4, 8, 16, 32};
+    for (int64_t tiles = 1; tiles <= outputs; ++tiles) {
+      const int64_t extent = outputs / tiles;
+      if (extent < 5) break;
+      if (outputs % tiles == 0 && extent <= 32 && (extent & (extent - 1)) != 0) extents.push_back(extent);
+    }
+    return extents;
+  }
+
   // Preferred: nchw, NchwDefaults; nhwc, 8 x 16 tiles of strips of
   // 8 rows in blocks of 128 threads (on the 11 channels-last layers tuned on the H100, the
   // config nearest the best on geomean: 1.06x, at worst 1.21x); or the closest that fits.
@@ -181,8 +196,8 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
       defaults.columns = 16;
       defaults.rows_per_thread = 8;
       Knobs<C> knobs(defaults);
-      knobs.Int("rows", &C::rows, {4, 8, 16, 32})
-          .Int("columns", &C::columns, {4, 8, 16, 32})
+      knobs.Int("rows", &C::rows, TileExtents(p.p))
+          .Int("columns", &C::columns, TileExtents(p.q))
           .Int("rows_per_thread", &C::rows_per_thread, {1, 2, 4, 8})
           .Int("block", &C::block, {128, 256, 512})
           .Int("channels", &C::channels, {32, 16})

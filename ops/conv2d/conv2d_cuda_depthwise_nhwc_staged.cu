@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "core/element.h"
+#include "core/gpu/fast_divmod.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_cuda_depthwise_common.cuh"
 #include "ops/conv2d/conv2d_math.h"
@@ -49,12 +50,13 @@ __device__ __forceinline__ void CopyWait() {
   asm volatile("cp.async.wait_all;\n" ::);
 #endif
 }
-
 struct NhwcStagedGeometry {
   int tiles_q, tiles_p, channel_blocks;  // blockIdx.x -> (n, tile row, tile column, channel block)
   int tile_rows, tile_columns;           // output pixels of a tile
   int window_rows, window_columns;       // its staged input window
   bool vectors;                          // x's channels are staged 16 bytes at a time
+  // Division by channel_blocks, tiles_q, tiles_p and window_columns (Plan).
+  FastDivmod channel_blocks_div, tiles_q_div, tiles_p_div, window_columns_div;
 };
 
 int WindowExtent(int outputs, int ks, int st) { return (outputs - 1) * st + ks; }
@@ -64,79 +66,99 @@ size_t SharedBytes(const NhwcStagedGeometry& g, int ks, int64_t element_bytes, i
   return (size_t(g.window_rows) * g.window_columns * element_bytes + size_t(ks) * ks * sizeof(float)) * channels;
 }
 
-template <typename T, int KS, int ST, int RPT, int kC>
-__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(const Problem p, const NhwcStagedGeometry g) {
-  using S = typename T::Storage;
-  extern __shared__ __align__(16) unsigned char shared[];
-  const int window = g.window_rows * g.window_columns;  // pixels of the window
-  S* const staged = reinterpret_cast<S*>(shared);
-  float* const weights = reinterpret_cast<float*>(staged + window * kC);
+int64_t TilesOf(const Problem& p, const NhwcStagedGeometry& g) {
+  return p.n * g.tiles_p * g.tiles_q * g.channel_blocks;
+}
+
+// A tile of the grid: image n, output rows from p0, columns from q0, channels from c0.
+struct Tile {
+  int n, p0, q0, c0;
+};
+
+__device__ __forceinline__ Tile TileAt(const NhwcStagedGeometry& g, uint32_t b, int kC) {
+  uint32_t q, r;
+  Tile t;
+  g.channel_blocks_div.DivMod(b, &q, &r);
+  t.c0 = static_cast<int>(r) * kC;
+  g.tiles_q_div.DivMod(q, &q, &r);
+  t.q0 = static_cast<int>(r) * g.tile_columns;
+  g.tiles_p_div.DivMod(q, &q, &r);
+  t.p0 = static_cast<int>(r) * g.tile_rows;
+  t.n = static_cast<int>(q);
+  return t;
+}
+
+// Stages tile t's input window: element (pixel, channel) at staged[pixel * kC + channel],
+// zero where the pixel is padding or the channel is past C. With g.vectors the copies
+// are asynchronous (CopyWait, or the pipelined kernel's groups, waits for them).
+template <typename S, int KS, int ST, int kC>
+__device__ __forceinline__ void StageWindow(const Problem& p, const NhwcStagedGeometry& g, const Tile& t, S* staged) {
   const S* __restrict__ x = static_cast<const S*>(p.x);
-  const S* __restrict__ wt = static_cast<const S*>(p.wt);
   const int C = static_cast<int>(p.c), H = static_cast<int>(p.h), W = static_cast<int>(p.w);
-  const int P = static_cast<int>(p.p), Q = static_cast<int>(p.q);
-
-  int b = static_cast<int>(blockIdx.x);
-  const int cb = b % g.channel_blocks;
-  b /= g.channel_blocks;
-  const int tq = b % g.tiles_q;
-  b /= g.tiles_q;
-  const int tp = b % g.tiles_p;
-  const int n = b / g.tiles_p;
-  const int c0 = cb * kC, p0 = tp * g.tile_rows, q0 = tq * g.tile_columns;
-  const int ih0 = p0 * ST - static_cast<int>(p.pad_h), iw0 = q0 * ST - static_cast<int>(p.pad_w);
-  const S* __restrict__ xn = x + int64_t(n) * p.x_strides[0];
-
-  // Stage the window: element (pixel, channel) at staged[pixel * kC + channel], zero
-  // where the pixel is padding or the channel is past C.
+  const int window = g.window_rows * g.window_columns;  // pixels of the window
+  const int ih0 = t.p0 * ST - static_cast<int>(p.pad_h), iw0 = t.q0 * ST - static_cast<int>(p.pad_w);
+  const S* __restrict__ xn = x + int64_t(t.n) * p.x_strides[0];
   if (g.vectors) {  // channels contiguous, C and x's strides multiples of kV, x aligned
+    // A thread copies the same kV channels (blockDim is a multiple of kC) of every
+    // pixels_per_pass-th pixel: its window row and column are stepped, not divided out
+    // again (a division and the bounds of four coordinates took 62 instructions a copy,
+    // a quarter of the kernel's, on the H200).
     constexpr int kV = 16 / sizeof(S);
     constexpr int kPerPixel = kC / kV;
-    for (int e = threadIdx.x; e < window * kPerPixel; e += blockDim.x) {
-      const int pixel = e / kPerPixel, c = (e - pixel * kPerPixel) * kV;
-      const int wr = pixel / g.window_columns, wc = pixel - wr * g.window_columns;
+    const int c = (static_cast<int>(threadIdx.x) % kPerPixel) * kV;
+    const int pixels_per_pass = static_cast<int>(blockDim.x) / kPerPixel;
+    uint32_t row, column;
+    g.window_columns_div.DivMod(threadIdx.x / kPerPixel, &row, &column);
+    int wr = static_cast<int>(row), wc = static_cast<int>(column);
+    g.window_columns_div.DivMod(static_cast<uint32_t>(pixels_per_pass), &row, &column);
+    const int step_r = static_cast<int>(row), step_c = static_cast<int>(column);
+    const bool channel_valid = t.c0 + c < C;
+    const S* __restrict__ xc = xn + (t.c0 + c);
+    const int64_t xs2 = p.x_strides[2], xs3 = p.x_strides[3];
+    S* dst = staged + (static_cast<int>(threadIdx.x) / kPerPixel) * kC + c;
+    for (int pixel = static_cast<int>(threadIdx.x) / kPerPixel; pixel < window;
+         pixel += pixels_per_pass, dst += pixels_per_pass * kC) {
       const int ih = ih0 + wr, iw = iw0 + wc;
-      const bool valid = ih >= 0 && ih < H && iw >= 0 && iw < W && c0 + c < C;
-      Copy16(staged + pixel * kC + c,
-             valid ? xn + int64_t(ih) * p.x_strides[2] + int64_t(iw) * p.x_strides[3] + (c0 + c) : x, valid);
+      const bool valid = channel_valid && static_cast<unsigned>(ih) < static_cast<unsigned>(H) &&
+                         static_cast<unsigned>(iw) < static_cast<unsigned>(W);
+      Copy16(dst, valid ? xc + ih * xs2 + iw * xs3 : x, valid);
+      wr += step_r;
+      wc += step_c;
+      if (wc >= g.window_columns) {
+        wc -= g.window_columns;
+        ++wr;
+      }
     }
   } else {
     for (int e = threadIdx.x; e < window * kC; e += blockDim.x) {
       const int pixel = e / kC, c = e - pixel * kC;
       const int wr = pixel / g.window_columns, wc = pixel - wr * g.window_columns;
       const int ih = ih0 + wr, iw = iw0 + wc;
-      staged[e] = ih >= 0 && ih < H && iw >= 0 && iw < W && c0 + c < C
-                      ? xn[int64_t(ih) * p.x_strides[2] + int64_t(iw) * p.x_strides[3] + int64_t(c0 + c) * p.x_strides[1]]
+      staged[e] = ih >= 0 && ih < H && iw >= 0 && iw < W && t.c0 + c < C
+                      ? xn[int64_t(ih) * p.x_strides[2] + int64_t(iw) * p.x_strides[3] + int64_t(t.c0 + c) * p.x_strides[1]]
                       : S(0);  // +0.0 in every element type
     }
   }
-  // The filters, tap-major: weights[tap * kC + channel].
-  for (int e = threadIdx.x; e < KS * KS * kC; e += blockDim.x) {
-    const int t = e / kC, c = c0 + (e - t * kC);
-    weights[e] = c < C ? T::Load(wt[int64_t(c) * p.w_strides[0] + (t / KS) * p.w_strides[2] + (t % KS) * p.w_strides[3]])
-                       : 0.0f;
-  }
-  CopyWait();
-  __syncthreads();
+}
 
-  const int lane = static_cast<int>(threadIdx.x) % kC, worker = static_cast<int>(threadIdx.x) / kC;
-  const int workers = static_cast<int>(blockDim.x) / kC;
-  const int c = c0 + lane;
-  if (c >= C) return;  // (no barrier follows)
-  float wv[KS * KS];
-#pragma unroll
-  for (int t = 0; t < KS * KS; ++t) wv[t] = weights[t * kC + lane];
-  const bool fused = p.kind == Kind::kBiasActivation;
-  const float bias = fused ? T::Load(static_cast<const S*>(p.b)[int64_t(c) * p.b_stride]) : 0.0f;
-
+// Computes and stores tile t's outputs of channel c (the caller's lane) from its staged
+// window, with the channel's filter `wv` and bias.
+template <typename T, int KS, int ST, int RPT, int kC>
+__device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGeometry& g, const Tile& t,
+                                            const typename T::Storage* staged, const float (&wv)[KS * KS], float bias,
+                                            int lane, int worker, int workers) {
+  using S = typename T::Storage;
+  const int P = static_cast<int>(p.p), Q = static_cast<int>(p.q);
+  const int c = t.c0 + lane;
   // Strips of RPT rows x kCPT columns of outputs; thread `worker` takes strips worker,
   // worker + workers, ... stepping (group, strip column) without dividing.
-  const int rows = min(g.tile_rows, P - p0), columns = min(g.tile_columns, Q - q0);
+  const int rows = min(g.tile_rows, P - t.p0), columns = min(g.tile_columns, Q - t.q0);
   const int strip_columns = (columns + kCPT - 1) / kCPT;
   const int groups = (rows + RPT - 1) / RPT;
   int group = worker / strip_columns, sc = worker - group * strip_columns;
   const int64_t ys2 = p.y_strides[2], ys3 = p.y_strides[3];
-  S* const y_c = static_cast<S*>(p.y) + int64_t(n) * p.y_strides[0] + int64_t(c) * p.y_strides[1];
+  S* const y_c = static_cast<S*>(p.y) + int64_t(t.n) * p.y_strides[0] + int64_t(c) * p.y_strides[1];
+  const bool fused = p.kind == Kind::kBiasActivation;
   constexpr int kSpanR = (RPT - 1) * ST + KS, kSpanC = (kCPT - 1) * ST + KS;
   while (group < groups) {
     const S* win = staged + ((group * RPT * ST) * g.window_columns + sc * kCPT * ST) * kC + lane;
@@ -150,7 +172,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(
     for (int dr = 0; dr < kSpanR; ++dr) {
       float v[kSpanC];
 #pragma unroll
-      for (int t = 0; t < kSpanC; ++t) v[t] = T::Load(win[(dr * g.window_columns + t) * kC]);
+      for (int tap = 0; tap < kSpanC; ++tap) v[tap] = T::Load(win[(dr * g.window_columns + tap) * kC]);
 #pragma unroll
       for (int i = 0; i < RPT; ++i) {
         const int r = dr - i * ST;  // compile-time after unrolling
@@ -172,7 +194,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(
       }
     }
     const int r0 = group * RPT, q = sc * kCPT;
-    S* row = y_c + int64_t(p0 + r0) * ys2 + int64_t(q0 + q) * ys3;
+    S* row = y_c + int64_t(t.p0 + r0) * ys2 + int64_t(t.q0 + q) * ys3;
     if (r0 + RPT <= rows && q + kCPT <= columns) {
 #pragma unroll
       for (int i = 0; i < RPT; ++i, row += ys2) {
@@ -194,6 +216,37 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(
   }
 }
 
+// One tile a block: stage the window and the filters, then compute.
+template <typename T, int KS, int ST, int RPT, int kC>
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(const Problem p, const NhwcStagedGeometry g) {
+  using S = typename T::Storage;
+  extern __shared__ __align__(16) unsigned char shared[];
+  const int window = g.window_rows * g.window_columns;  // pixels of the window
+  S* const staged = reinterpret_cast<S*>(shared);
+  float* const weights = reinterpret_cast<float*>(staged + window * kC);
+  const S* __restrict__ wt = static_cast<const S*>(p.wt);
+  const int C = static_cast<int>(p.c);
+  const Tile t = TileAt(g, blockIdx.x, kC);
+  StageWindow<S, KS, ST, kC>(p, g, t, staged);
+  // The filters, tap-major: weights[tap * kC + channel].
+  for (int e = threadIdx.x; e < KS * KS * kC; e += blockDim.x) {
+    const int tap = e / kC, c = t.c0 + (e - tap * kC);
+    weights[e] = c < C ? T::Load(wt[int64_t(c) * p.w_strides[0] + (tap / KS) * p.w_strides[2] + (tap % KS) * p.w_strides[3]])
+                       : 0.0f;
+  }
+  CopyWait();
+  __syncthreads();
+
+  const int lane = static_cast<int>(threadIdx.x) % kC, worker = static_cast<int>(threadIdx.x) / kC;
+  const int c = t.c0 + lane;
+  if (c >= C) return;  // (no barrier follows)
+  float wv[KS * KS];
+#pragma unroll
+  for (int tap = 0; tap < KS * KS; ++tap) wv[tap] = weights[tap * kC + lane];
+  const float bias = p.kind == Kind::kBiasActivation ? T::Load(static_cast<const S*>(p.b)[int64_t(c) * p.b_stride]) : 0.0f;
+  ComputeTile<T, KS, ST, RPT, kC>(p, g, t, staged, wv, bias, lane, worker, static_cast<int>(blockDim.x) / kC);
+}
+
 // The geometry of `c` for `p`; tiles_p 0 when the config does not fit.
 NhwcStagedGeometry Plan(const Problem& p, const DepthwiseStagedConfig& c) {
   NhwcStagedGeometry g{};
@@ -208,8 +261,15 @@ NhwcStagedGeometry Plan(const Problem& p, const DepthwiseStagedConfig& c) {
   g.tiles_p = static_cast<int>((p.p + g.tile_rows - 1) / g.tile_rows);
   g.tiles_q = static_cast<int>((p.q + g.tile_columns - 1) / g.tile_columns);
   g.channel_blocks = static_cast<int>((p.c + c.channels - 1) / c.channels);
-  const int64_t blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks;
-  if (SharedBytes(g, ks, ElementBytes(p.type), c.channels) > kDepthwiseMaxSharedBytes || blocks > kMaxExtent) g.tiles_p = 0;
+  if (SharedBytes(g, ks, ElementBytes(p.type), c.channels) > kDepthwiseMaxSharedBytes || TilesOf(p, g) > kMaxExtent) {
+    g.tiles_p = 0;
+    return g;
+  }
+  const auto divider = [](int d) { return FastDivmod(static_cast<uint32_t>(std::max(d, 1))); };
+  g.channel_blocks_div = divider(g.channel_blocks);
+  g.tiles_q_div = divider(g.tiles_q);
+  g.tiles_p_div = divider(g.tiles_p);
+  g.window_columns_div = divider(g.window_columns);
   return g;
 }
 
@@ -219,7 +279,7 @@ bool ShapeAndConfigFit(const Problem& p, const DepthwiseStagedConfig& c) {
     return false;
   }
   if (UnrolledFilter(p) == 0 || p.pad_h < 0 || p.pad_w < 0) return false;
-  const auto tile = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
+  const auto tile = [](int v) { return v >= 4 && v <= 32; };
   const int rpt = c.rows_per_thread;
   if (!tile(c.rows) || !tile(c.columns) || (rpt != 1 && rpt != 2 && rpt != 4 && rpt != 8) || c.rows % rpt != 0 ||
       (c.channels != 16 && c.channels != 32) || c.block < c.channels || c.block > kDepthwiseMaxBlock ||
@@ -246,7 +306,7 @@ LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedCon
                         double(p.q) / (double(g.tiles_q) * g.tile_columns) *
                         double(p.c) / (double(g.channel_blocks) * c.channels) *
                         std::min(1.0, double(strips) / (c.block / c.channels));
-  return LaunchShape{.blocks = p.n * g.tiles_p * g.tiles_q * g.channel_blocks,
+  return LaunchShape{.blocks = TilesOf(p, g),
                      .threads = c.block,
                      .shared_bytes = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels),
                      .useful = useful};
@@ -260,25 +320,20 @@ gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConf
   const int64_t kv = 16 / ElementBytes(p.type);
   const int64_t* s = p.x_strides;
   g.vectors = Aligned(p.x, 16) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
-  const unsigned blocks = static_cast<unsigned>(p.n * g.tiles_p * g.tiles_q * g.channel_blocks);
+  const unsigned blocks = static_cast<unsigned>(TilesOf(p, g));
   const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels);
   return VisitType(p, [&]<typename T>() {
     return VisitFilter(p, [&]<int KS, int ST>() {
       if constexpr (KS > 0) {
+        const auto launch_rpt = [&]<int RPT, int kC>() {
+          DepthwiseNhwcStagedKernel<T, KS, ST, RPT, kC><<<blocks, c.block, shared, stream>>>(p, g);
+        };
         const auto launch = [&]<int kC>() {
           switch (c.rows_per_thread) {
-            case 8:
-              DepthwiseNhwcStagedKernel<T, KS, ST, 8, kC><<<blocks, c.block, shared, stream>>>(p, g);
-              break;
-            case 4:
-              DepthwiseNhwcStagedKernel<T, KS, ST, 4, kC><<<blocks, c.block, shared, stream>>>(p, g);
-              break;
-            case 2:
-              DepthwiseNhwcStagedKernel<T, KS, ST, 2, kC><<<blocks, c.block, shared, stream>>>(p, g);
-              break;
-            default:
-              DepthwiseNhwcStagedKernel<T, KS, ST, 1, kC><<<blocks, c.block, shared, stream>>>(p, g);
-              break;
+            case 8: launch_rpt.template operator()<8, kC>(); break;
+            case 4: launch_rpt.template operator()<4, kC>(); break;
+            case 2: launch_rpt.template operator()<2, kC>(); break;
+            default: launch_rpt.template operator()<1, kC>(); break;
           }
         };
         if (c.channels == 16) {

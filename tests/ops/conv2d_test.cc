@@ -280,6 +280,60 @@ TEST_P(Conv2dTest, EveryNhwcStagedDepthwiseConfigMatchesTheReference) {
   OPSCHED_ASSERT_OK(CheckWorkload(w, 40, &runs));
 }
 
+TEST_P(Conv2dTest, NhwcStagedDepthwiseTilesOfWholeTileExtentsMatchTheReference) {
+  // Tile extents that are not powers of two (the space's whole-tile extents: 7, 14 and 28
+  // of a 28 x 14 map, 17 of a 17-row one, 5 of a 15-column one): odd tiles with strips of
+  // 2 columns (the last one half outside the tile), 14-row tiles in strips of 2 rows,
+  // stride 2, 5x5; a partial last channel block (36 channels in 32s), 36 channels of
+  // 16-bit elements staged element by element (no 16-byte vectors), and a 7x7 filter.
+  // The staging steps each thread's window row and column: blocks of 128 to 512 threads
+  // over windows 15 to 30 pixels wide. Every dtype, with and without the fused
+  // bias+activation. (17 x 15 tiles of the 5x5 layer at stride 2 are not in its f32
+  // space: their window needs 83 KiB.)
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the depthwise kernels run on the GPU only";
+  const Implementation* staged = registry_.FindImplementation("conv2d_cuda_depthwise_staged_nhwc");
+  ASSERT_NE(staged, nullptr);
+  struct Case {
+    Shape shape;
+    std::vector<const char*> configs;
+  };
+  int runs = 0;
+  for (Case c : {
+           Case{Shape{2, 48, 28, 14, 48, 3, 3, 1, 1, 1, 1, 1, 1, 48},
+                {"block=128,channels=16,columns=14,rows=28,rows_per_thread=4",
+                 "block=128,channels=16,columns=7,rows=14,rows_per_thread=2",
+                 "block=256,channels=32,columns=7,rows=7,rows_per_thread=1",
+                 "block=512,channels=32,columns=14,rows=14,rows_per_thread=2",
+                 "block=128,channels=16,columns=14,rows=7,rows_per_thread=1",
+                 "block=256,channels=16,columns=7,rows=28,rows_per_thread=4"}},
+           Case{Shape{1, 40, 34, 30, 40, 5, 5, 2, 2, 2, 2, 1, 1, 40}, {"block=128,channels=16,columns=5,rows=17,rows_per_thread=1",
+                                                                       "block=256,channels=16,columns=15,rows=4,rows_per_thread=4"}},
+           Case{Shape{3, 36, 20, 21, 36, 3, 3, 1, 1, 1, 1, 1, 1, 36}, {"block=128,channels=32,columns=8,rows=4,rows_per_thread=4",
+                                                                       "block=512,channels=16,columns=7,rows=10,rows_per_thread=2"}},
+           Case{Shape{2, 16, 11, 13, 16, 7, 7, 1, 1, 3, 3, 1, 1, 16}, {"block=256,channels=16,columns=4,rows=4,rows_per_thread=2"}},
+       }) {
+    c.shape.nhwc = true;
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      for (const std::string& line : {c.shape.Line("conv2d", dtype), c.shape.Line("conv2d_bias_act", dtype, " act=relu")}) {
+        const Workload w = Canonical(line);
+        TrialOptions options;
+        options.seed = rng_();
+        StatusOr<std::unique_ptr<Trial>> trial = Trial::Create(registry_, w, target_, options);
+        ASSERT_TRUE(trial.ok()) << trial.status();
+        for (const char* text : c.configs) {
+          StatusOr<Config> config = ParseConfig(text);
+          ASSERT_TRUE(config.ok()) << config.status();
+          ASSERT_TRUE(staged->Space(w, target_).Contains(*config)) << line << " " << text;
+          OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*staged, *config), line + " " + text));
+          OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*staged), line + " " + text));
+          ++runs;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(runs, 11 * 6);
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {

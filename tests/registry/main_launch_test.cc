@@ -98,6 +98,48 @@ TEST_F(MainLaunchTest, StagedDepthwiseTilesSayTheirBlocksAndTheRowsTheyWaste) {
   EXPECT_DOUBLE_EQ(nhwc->useful, 144.0 / 160);  // 4 strips of 8 x 2 for 4 warps
 }
 
+// Channels-last tiles that split the map into whole tiles: MobileNetV2's 56x56 layer in
+// 16 x 32 tiles computes 64 x 64 outputs a channel, 23% of them outside the map; its
+// space also offers 7, 14 and 28 (56 = 8 x 7), and 14 x 28 tiles waste nothing. A
+// 112-pixel map offers 7, 14 and 28 too, a 17-pixel one 17, an 8-pixel one the powers of
+// two alone; configs outside the space (a 12-row tile of 56 rows) are not taken.
+TEST_F(MainLaunchTest, NhwcDepthwiseTilesThatSplitTheMapIntoWholeTilesWasteNothing) {
+  if (!Registered("conv2d_cuda_depthwise_staged_nhwc")) GTEST_SKIP() << "this build has no GPU implementations";
+  const auto line = [](int h, int w) {
+    return fmt::format(
+        "conv2d x=bf16[32,{},{},144] w=bf16[144,3,3,1] stride=1,1 pad=1,1 dilation=1,1 groups=144 layout=nhwc "
+        "math=fp32",
+        h, w);
+  };
+  const std::optional<LaunchShape> pow2 = Launch("conv2d_cuda_depthwise_staged_nhwc", line(56, 56),
+                                                 "block=128,channels=16,columns=32,rows=16,rows_per_thread=8");
+  ASSERT_TRUE(pow2.has_value());
+  EXPECT_EQ(pow2->blocks, 32 * 4 * 2 * 9);
+  EXPECT_DOUBLE_EQ(pow2->useful, (56.0 / 64) * (56.0 / 64));
+  const std::optional<LaunchShape> whole = Launch("conv2d_cuda_depthwise_staged_nhwc", line(56, 56),
+                                                  "block=128,channels=16,columns=28,rows=14,rows_per_thread=2");
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->blocks, 32 * 4 * 2 * 9);
+  EXPECT_DOUBLE_EQ(whole->useful, 1.0);
+  // The window of 16 x 30 pixels of 16 bf16 channels, and the 9 taps of each as float.
+  EXPECT_EQ(whole->shared_bytes, (16u * 30 * 2 + 9 * 4) * 16);
+  const Implementation* nhwc = Registry::Global().FindImplementation("conv2d_cuda_depthwise_staged_nhwc");
+  const auto offers = [&](int h, int w, const std::string& config) {
+    StatusOr<Workload> parsed = Registry::Global().ParseCanonical(line(h, w));
+    StatusOr<Config> c = ParseConfig(config);
+    EXPECT_TRUE(parsed.ok() && c.ok());
+    return parsed.ok() && c.ok() && nhwc->Space(*parsed, h100_).Contains(*c);
+  };
+  for (const char* rows : {"7", "14", "28"}) {
+    EXPECT_TRUE(offers(112, 56, fmt::format("block=128,channels=32,columns=8,rows={},rows_per_thread=1", rows))) << rows;
+  }
+  EXPECT_TRUE(offers(17, 56, "block=128,channels=32,columns=8,rows=17,rows_per_thread=1"));
+  EXPECT_FALSE(offers(56, 56, "block=128,channels=32,columns=8,rows=12,rows_per_thread=1"));
+  EXPECT_FALSE(offers(8, 56, "block=128,channels=32,columns=8,rows=7,rows_per_thread=1"));
+  // rows_per_thread still divides rows: 14-row tiles take strips of 1 or 2 rows.
+  EXPECT_FALSE(offers(56, 56, "block=128,channels=16,columns=28,rows=14,rows_per_thread=4"));
+}
+
 // MobileNetV2's 56x56 depthwise layer: rows of 56 f16 are seven 16-byte vectors, so the
 // staged rows start 16-byte aligned (4 floats of left padding, a pitch of 64 floats: the
 // 61 floats that the last output's taps reach, rounded up); 57 columns are staged element
