@@ -198,11 +198,14 @@ TEST_P(PointwiseTest, EveryFunctionEveryDtype) {
 }
 
 TEST_P(PointwiseTest, ApproximateMathHoldsOverTheFullRange) {
-  // On a CUDA device exp, sigmoid and silu take ex2.approx and division div.full.f32
-  // (pointwise_math.h). Arguments up to +-88 (scaled exactly by a power of two) and
-  // divisors above 2^126, where a reciprocal-and-multiply division returns 0, must stay
-  // within the float64 check's bounds.
-  for (const char* e : {"exp(a*32)", "sigmoid(a*32)", "silu(a*32)", "exp(-abs(a*44))", "1/(1+exp(a*-32))",
+  // On a CUDA device exp takes ex2.approx, division div.full.f32, and sigmoid and silu
+  // ex2.approx.ftz and rcp.approx.ftz (pointwise_math.h). Arguments up to +-88 (scaled
+  // exactly by a power of two), sigmoid and silu far beyond (+-400: the exponential
+  // overflows to infinity, or is flushed from the subnormal range, and sigmoid of -87 to
+  // -89 is itself subnormal) and divisors above 2^126, where a reciprocal-and-multiply
+  // division returns 0, must stay within the float64 check's bounds.
+  for (const char* e : {"exp(a*32)", "sigmoid(a*32)", "silu(a*32)", "sigmoid(a*128)", "silu(a*128)",
+                        "exp(-abs(a*44))", "1/(1+exp(a*-32))",
                         "(a*1.5e38)/(p*1.7e38)", "(a*1e-30)/(p*1e8)", "rsqrt(p*1e-36)"}) {
     OPSCHED_EXPECT_OK(CheckLine(fmt::format("pointwise a=f32[64,33] p=f32[33] out=f32[64,33] expr=\"out=({}) + 0*a*p\"", e)));
   }
