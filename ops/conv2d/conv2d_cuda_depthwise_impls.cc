@@ -169,17 +169,16 @@ class Conv2dCudaDepthwiseStaged : public Implementation {
     return c;
   }
 
-  // The nhwc tile extents over `outputs` rows or columns of the output: 4, 8, 16 and 32,
-  // and the extents from 5 to 32 that split `outputs` into whole tiles (56: 7, 14 and
-  // 28; 112: 7, 14 and 28; 7: 7). Tiles of a power of two overhang maps of 7, 14, 28, 56
-  // and 112 pixels: 16 x 32 tiles of a 56 x 56 map compute 64 x 64 outputs, 23% of them
-  // outside it.
+  // The nhwc tile extents over `outputs` rows or columns of the output, ascending: 4, 8,
+  // 16 and 32, and the extents from 5 to 32 that split `outputs` into whole tiles (56: 7,
+  // 14 and 28; 112: 7, 14 and 28; 7: 7). Tiles of a power of two overhang maps of 7, 14,
+  // 28, 56 and 112 pixels: 16 x 32 tiles of a 56 x 56 map compute 64 x 64 outputs, 23% of
+  // them outside it.
   static std::vector<int64_t> TileExtents(int64_t outputs) {
-    std::vector<int64_t> extents = {4, 8, 16, 32};
-    for (int64_t tiles = 1; tiles <= outputs; ++tiles) {
-      const int64_t extent = outputs / tiles;
-      if (extent < 5) break;
-      if (outputs % tiles == 0 && extent <= 32 && (extent & (extent - 1)) != 0) extents.push_back(extent);
+    std::vector<int64_t> extents;
+    for (int64_t extent = 4; extent <= 32; ++extent) {
+      const bool power_of_two = (extent & (extent - 1)) == 0;
+      if (power_of_two || (outputs > 0 && outputs % extent == 0)) extents.push_back(extent);
     }
     return extents;
   }

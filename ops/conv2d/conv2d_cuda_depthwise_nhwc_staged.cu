@@ -50,6 +50,7 @@ __device__ __forceinline__ void CopyWait() {
   asm volatile("cp.async.wait_all;\n" ::);
 #endif
 }
+
 struct NhwcStagedGeometry {
   int tiles_q, tiles_p, channel_blocks;  // blockIdx.x -> (n, tile row, tile column, channel block)
   int tile_rows, tile_columns;           // output pixels of a tile
@@ -90,8 +91,8 @@ __device__ __forceinline__ Tile TileAt(const NhwcStagedGeometry& g, uint32_t b, 
 
 // Stages tile t's input window: element (pixel, channel) at staged[pixel * kC + channel],
 // zero where the pixel is padding or the channel is past C. With g.vectors the copies
-// are asynchronous (CopyWait, or the pipelined kernel's groups, waits for them).
-template <typename S, int KS, int ST, int kC>
+// are asynchronous (CopyWait waits for them).
+template <typename S, int ST, int kC>
 __device__ __forceinline__ void StageWindow(const Problem& p, const NhwcStagedGeometry& g, const Tile& t, S* staged) {
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const int C = static_cast<int>(p.c), H = static_cast<int>(p.h), W = static_cast<int>(p.w);
@@ -227,7 +228,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(
   const S* __restrict__ wt = static_cast<const S*>(p.wt);
   const int C = static_cast<int>(p.c);
   const Tile t = TileAt(g, blockIdx.x, kC);
-  StageWindow<S, KS, ST, kC>(p, g, t, staged);
+  StageWindow<S, ST, kC>(p, g, t, staged);
   // The filters, tap-major: weights[tap * kC + channel].
   for (int e = threadIdx.x; e < KS * KS * kC; e += blockDim.x) {
     const int tap = e / kC, c = t.c0 + (e - tap * kC);
