@@ -29,20 +29,27 @@ std::vector<Config> SampleConfigs(const ConfigSpace& space, size_t limit, std::m
   return out;
 }
 
+Status CheckConfigs(Trial& trial, const Implementation& impl, const std::vector<Config>& configs, bool in_place,
+                    int* runs) {
+  for (const Config& config : configs) {
+    const std::string where = fmt::format("{} [{} {}{}]", trial.workload().ToString(), impl.name(),
+                                          config.ToString(), in_place ? ", in place" : "");
+    OPSCHED_RETURN_IF_ERROR(Annotate(trial.Run(impl, config), where));
+    OPSCHED_RETURN_IF_ERROR(Annotate(trial.Check(impl), where));
+    OPSCHED_RETURN_IF_ERROR(Annotate(trial.CheckInputsUnchanged(), where));
+    ++*runs;
+  }
+  return absl::OkStatus();
+}
+
 Status CheckAllImplementations(const Registry& registry, const Workload& workload,
                                const Target& target, const TrialOptions& options,
                                size_t configs_per_impl, std::mt19937_64& rng, int* runs) {
   OPSCHED_ASSIGN_OR_RETURN(auto trial, Trial::Create(registry, workload, target, options));
   for (const Implementation* impl : ApplicableImplementations(registry, workload, target)) {
     if (options.in_place && !impl->traits().in_place) continue;
-    for (const Config& config : SampleConfigs(impl->Space(workload, target), configs_per_impl, rng)) {
-      const std::string where = fmt::format("{} [{} {}{}]", workload.ToString(), impl->name(),
-                                            config.ToString(), options.in_place ? ", in place" : "");
-      OPSCHED_RETURN_IF_ERROR(Annotate(trial->Run(*impl, config), where));
-      OPSCHED_RETURN_IF_ERROR(Annotate(trial->Check(*impl), where));
-      OPSCHED_RETURN_IF_ERROR(Annotate(trial->CheckInputsUnchanged(), where));
-      ++*runs;
-    }
+    OPSCHED_RETURN_IF_ERROR(CheckConfigs(*trial, *impl, SampleConfigs(impl->Space(workload, target), configs_per_impl, rng),
+                                         options.in_place, runs));
   }
   return absl::OkStatus();
 }

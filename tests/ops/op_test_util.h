@@ -20,6 +20,13 @@ std::vector<const Implementation*> ApplicableImplementations(const Registry& reg
 // plus the first one.
 std::vector<Config> SampleConfigs(const ConfigSpace& space, size_t limit, std::mt19937_64& rng);
 
+// Runs `impl` with each of `configs` on the trial's inputs and checks each result against
+// the reference and that the inputs were not modified (`in_place`: named in the errors).
+// Returns the first failure, naming the workload, implementation and config. *runs
+// counts the checked runs.
+Status CheckConfigs(Trial& trial, const Implementation& impl, const std::vector<Config>& configs, bool in_place,
+                    int* runs);
+
 // Runs every applicable implementation with sampled configs on fresh inputs and checks
 // each result and that the inputs were not modified. Returns the first failure, naming
 // the workload, implementation and config. *runs counts the checked runs.
