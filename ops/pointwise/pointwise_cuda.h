@@ -55,6 +55,7 @@ bool SharedSpillBlock(int block, int vector);
 
 // Whether `vector` consecutive elements stay within one run of the innermost dimension.
 bool VectorFits(const Bytecode& bc, int vector);
+// SpreadChunk (pointwise_bytecode.h): how the private-slot interpreter lays a group's lanes out.
 // `code` is `bc` in accumulator form (ToAccumulatorForm).
 gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
                              const LaunchConfig& c, gpuStream_t stream);

@@ -2,20 +2,22 @@
 // program.
 //
 // AccumulatorKernel runs the accumulator form (pointwise_accumulator.h). A thread takes V
-// consecutive elements of one run of the innermost dimension and runs every instruction
-// over those V lanes: the accumulator is V floats in registers (never indexed at run
-// time). The spill slots, V lanes each, live in shared memory while the block's fit in
-// 48 KiB (then a thread needs at most 64 registers); otherwise up to kRegisterSpillSlots
-// of them in registers, and more in the thread's local memory. An instruction's
-// dispatch, a warp-uniform switch over its dense key (one per operation and operand kind,
-// DispatchKey), is paid once per V elements, and a spill or fetch folded into the
-// instruction runs before it with no dispatch of its own; the kernel's parameters are read in place
-// (__grid_constant__), never copied per thread. A contiguous input is one packed load, a
-// broadcast input is read once, each output one packed store; the element's coordinates
-// are kept in registers (the kernel's R: two for iteration shapes of rank 2 or less,
-// four up to rank 4, such as a per-channel NCHW broadcast over [N, C, H*W]) and
-// each tensor's offset is formed from them where it is loaded or stored. Grid-stride over
-// the groups; indices and offsets are 32-bit where every offset fits (OffsetsFit32).
+// elements of one run of the innermost dimension (consecutive, or spread over its warp's
+// span in chunks: SpreadChunk) and runs every instruction over those V lanes: the
+// accumulator is V floats in registers (never indexed at run time). The spill slots, V
+// lanes each, live in shared memory while the block's fit in 48 KiB (then a thread needs
+// at most 64 registers); otherwise up to kRegisterSpillSlots of them in registers, and
+// more in the thread's local memory. An instruction's dispatch, a warp-uniform switch
+// over its dense key (one per operation and operand kind, DispatchKey), is paid once per
+// V elements, and a spill or fetch folded into the instruction runs before it with no
+// dispatch of its own; the kernel's parameters are read in place (__grid_constant__),
+// never copied per thread. A contiguous input is one packed load (of spread lanes one a
+// chunk), a broadcast input is read once, each output one packed store (one a chunk);
+// the element's coordinates are kept in registers (the kernel's R: two for iteration
+// shapes of rank 2 or less, four up to rank 4, such as a per-channel NCHW broadcast over
+// [N, C, H*W]) and each tensor's offset is formed from them where it is loaded or stored.
+// Grid-stride over the groups; indices and offsets are 32-bit where every offset fits
+// (OffsetsFit32).
 //
 // Header-only so that the kernels of few lanes (pointwise_cuda_interpreted.cu) and of
 // many (pointwise_cuda_accumulator_wide.cu) are built in two translation units: nvcc
@@ -41,7 +43,7 @@ gpuError_t LaunchAccumulatorWide(const Bytecode& bc, const AccCode& code, const 
 
 namespace {
 
-static_assert(sizeof(Bytecode) + sizeof(AccCode) + sizeof(TensorPointers) <= 4096,
+static_assert(sizeof(Bytecode) + sizeof(AccCode) + sizeof(TensorPointers) + sizeof(int) <= 4096,
               "the kernel's parameters fit the classic 4 KiB (HIP, and CUDA before 12.1)");
 
 #if defined(OPSCHED_CUDA)
@@ -283,7 +285,7 @@ __device__ inline Index OffsetAt(const Bytecode& bc, int t, const Index (&coord)
 template <int V, typename Spill, typename Index, int R>
 __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBlocks)
     AccumulatorKernel(const OPSCHED_GRID_CONSTANT Bytecode bc, const OPSCHED_GRID_CONSTANT AccCode code,
-                      const OPSCHED_GRID_CONSTANT TensorPointers p) {
+                      const OPSCHED_GRID_CONSTANT TensorPointers p, int spread) {
   // A kernel launched as this one's dependent (a hoisted batch-norm plan's kernel after
   // its last first pass) may launch now; it waits for this one's writes before it reads
   // them. Without such a launch after it, this does nothing.
@@ -292,9 +294,10 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
   const Index groups = static_cast<Index>(bc.numel / V);
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
   for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
-    // Coordinates of the group's first element; the outermost needs no division.
+    // Coordinates of the group's first element; the outermost needs no division. Spread
+    // lanes (SpreadChunk): group g is lane g % 32 of the span of 32 groups from g - g % 32.
     Index coord[R];
-    Index linear = g * V;
+    Index linear = spread ? (g & ~Index(31)) * V + (g & Index(31)) * static_cast<Index>(spread) : g * V;
 #pragma unroll
     for (int d = R - 1; d >= 0; --d) {
       coord[d] = 0;
@@ -331,17 +334,45 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
       const auto sub = [](float a, float b) { return Binary(OpCode::kSub, a, b); };
       const auto mul = [](float a, float b) { return Binary(OpCode::kMul, a, b); };
       switch (head & 0xff) {
-        case dispatch::kLoad:
-          LoadRun<V>(bc.types[slot], p.data[slot], OffsetAt<R, Index>(bc, slot, coord),
-                     inner_dim >= 0 ? bc.strides[slot][inner_dim] : 0, acc);
+        case dispatch::kLoad: {
+          const Index offset = OffsetAt<R, Index>(bc, slot, coord);
+          const int64_t step = inner_dim >= 0 ? bc.strides[slot][inner_dim] : 0;
+          if constexpr (V > 4) {
+            if (spread == 4) {
+              LoadSpread<V, 4>(bc.types[slot], p.data[slot], offset, step, acc);
+              break;
+            }
+          }
+          if constexpr (V > 8) {
+            if (spread == 8) {
+              LoadSpread<V, 8>(bc.types[slot], p.data[slot], offset, step, acc);
+              break;
+            }
+          }
+          LoadRun<V>(bc.types[slot], p.data[slot], offset, step, acc);
           break;
+        }
         case dispatch::kConst:
 #pragma unroll
           for (int e = 0; e < V; ++e) acc[e] = in.value;
           break;
         case dispatch::kStore: {
           const int t = bc.num_inputs + slot;
-          StoreRun<V>(bc.types[t], const_cast<void*>(p.data[t]), OffsetAt<R, Index>(bc, t, coord), acc);
+          void* out = const_cast<void*>(p.data[t]);
+          const Index offset = OffsetAt<R, Index>(bc, t, coord);
+          if constexpr (V > 4) {
+            if (spread == 4) {
+              StoreSpread<V, 4>(bc.types[t], out, offset, acc);
+              break;
+            }
+          }
+          if constexpr (V > 8) {
+            if (spread == 8) {
+              StoreSpread<V, 8>(bc.types[t], out, offset, acc);
+              break;
+            }
+          }
+          StoreRun<V>(bc.types[t], out, offset, acc);
           break;
         }
         case dispatch::kFetch:
@@ -386,21 +417,22 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
 
 template <int V, int R>
 gpuError_t LaunchRank(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
-                      gpuStream_t stream) {
+                      int spread, gpuStream_t stream) {
   const unsigned grid = GridFor(bc.numel / V, int64_t(c.block) * c.items);
   const size_t spill_bytes = SpillSharedBytes(code, V, c.block);
   if (spill_bytes <= kMaxTileSharedBytes && SharedSpillBlock(c.block, V)) {
     if (c.block == 128) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 128>, uint32_t, R><<<grid, 128, spill_bytes, stream>>>(bc, code, p);
+      AccumulatorKernel<V, SharedSpillSlots<V, 128>, uint32_t, R><<<grid, 128, spill_bytes, stream>>>(bc, code, p, spread);
     } else if (c.block == 256) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 256>, uint32_t, R><<<grid, 256, spill_bytes, stream>>>(bc, code, p);
+      AccumulatorKernel<V, SharedSpillSlots<V, 256>, uint32_t, R><<<grid, 256, spill_bytes, stream>>>(bc, code, p, spread);
     } else if constexpr (MaxInterpretedBlock(V) >= 512) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 512>, uint32_t, R><<<grid, 512, spill_bytes, stream>>>(bc, code, p);
+      AccumulatorKernel<V, SharedSpillSlots<V, 512>, uint32_t, R><<<grid, 512, spill_bytes, stream>>>(bc, code, p, spread);
     }
   } else if (code.num_spills <= kRegisterSpillSlots) {
-    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t, R><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t, R><<<grid, c.block, 0, stream>>>(bc, code, p, spread);
   } else {
-    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p,
+                                                                                                   spread);
   }
   return gpuGetLastError();
 }
@@ -408,14 +440,16 @@ gpuError_t LaunchRank(const Bytecode& bc, const AccCode& code, const TensorPoint
 template <int V>
 gpuError_t Launch(const Bytecode& bc, const AccCode& code, const TensorPointers& p, const LaunchConfig& c,
                   gpuStream_t stream) {
+  const int spread = SpreadChunk(bc, V);
   if (!OffsetsFit32(bc)) {
     const unsigned grid = GridFor(bc.numel / V, int64_t(c.block) * c.items);
-    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p);
+    AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, int64_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p,
+                                                                                                  spread);
     return gpuGetLastError();
   }
-  if (bc.rank <= 2) return LaunchRank<V, 2>(bc, code, p, c, stream);
-  if (bc.rank <= 4) return LaunchRank<V, 4>(bc, code, p, c, stream);
-  return LaunchRank<V, kMaxRank>(bc, code, p, c, stream);
+  if (bc.rank <= 2) return LaunchRank<V, 2>(bc, code, p, c, spread, stream);
+  if (bc.rank <= 4) return LaunchRank<V, 4>(bc, code, p, c, spread, stream);
+  return LaunchRank<V, kMaxRank>(bc, code, p, c, spread, stream);
 }
 
 }  // namespace

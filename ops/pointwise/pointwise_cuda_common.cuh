@@ -80,6 +80,93 @@ __device__ inline void StoreRun(ElementType type, void* base, int64_t offset, co
   for (int e = 0; e < V; ++e) StoreElement(type, base, offset + e, y[e]);
 }
 
+// The V lanes of a group spread over its warp span in chunks of P consecutive elements
+// (SpreadChunk): chunk c at offset + c * 32 * P * step. A broadcast (step 0) is one
+// element; a contiguous, aligned tensor one packed load of P a chunk (16 bytes of f32,
+// 8 or 16 of f16 and bf16); otherwise single elements.
+template <int V, int P>
+__device__ inline void LoadSpread(ElementType type, const void* base, int64_t offset, int64_t step, float* x) {
+  constexpr int kChunks = V / P;
+  constexpr int64_t kSpan = 32 * P;
+  if (step == 0) {
+    const float v = LoadElement(type, base, offset);
+#pragma unroll
+    for (int e = 0; e < V; ++e) x[e] = v;
+    return;
+  }
+  if (step == 1) {
+    if (type == ElementType::kF32) {
+      const float* p = static_cast<const float*>(base) + offset;
+      if (Aligned<float, P>(p)) {
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const Pack<float, P> q = *reinterpret_cast<const Pack<float, P>*>(p + c * kSpan);
+#pragma unroll
+          for (int e = 0; e < P; ++e) x[c * P + e] = q.v[e];
+        }
+        return;
+      }
+    } else {
+      const uint16_t* p = static_cast<const uint16_t*>(base) + offset;
+      if (Aligned<uint16_t, P>(p)) {
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const Pack<uint16_t, P> q = *reinterpret_cast<const Pack<uint16_t, P>*>(p + c * kSpan);
+#pragma unroll
+          for (int e = 0; e < P; ++e) {
+            x[c * P + e] = type == ElementType::kF16 ? HalfToFloat(q.v[e]) : Bf16ToFloat(q.v[e]);
+          }
+        }
+        return;
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int e = 0; e < P; ++e) x[c * P + e] = LoadElement(type, base, offset + (c * kSpan + e) * step);
+  }
+}
+
+// Stores a group's V lanes spread over its warp span (LoadSpread; outputs are contiguous).
+template <int V, int P>
+__device__ inline void StoreSpread(ElementType type, void* base, int64_t offset, const float* y) {
+  constexpr int kChunks = V / P;
+  constexpr int64_t kSpan = 32 * P;
+  if (type == ElementType::kF32) {
+    float* p = static_cast<float*>(base) + offset;
+    if (Aligned<float, P>(p)) {
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        Pack<float, P> q;
+#pragma unroll
+        for (int e = 0; e < P; ++e) q.v[e] = y[c * P + e];
+        *reinterpret_cast<Pack<float, P>*>(p + c * kSpan) = q;
+      }
+      return;
+    }
+  } else {
+    uint16_t* p = static_cast<uint16_t*>(base) + offset;
+    if (Aligned<uint16_t, P>(p)) {
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        Pack<uint16_t, P> q;
+#pragma unroll
+        for (int e = 0; e < P; ++e) {
+          q.v[e] = type == ElementType::kF16 ? FloatToHalf(y[c * P + e]) : FloatToBf16(y[c * P + e]);
+        }
+        *reinterpret_cast<Pack<uint16_t, P>*>(p + c * kSpan) = q;
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+#pragma unroll
+    for (int e = 0; e < P; ++e) StoreElement(type, base, offset + c * kSpan + e, y[c * P + e]);
+  }
+}
+
 // Blocks for `work` units of `per_block` each, at most 16 waves of 2048 threads per SM
 // (grid-stride loops take the rest).
 inline unsigned GridFor(int64_t work, int64_t per_block) {

@@ -283,6 +283,78 @@ TEST_P(PointwiseTest, InterpreterSpillSlotsInSharedMemoryRegistersOrLocalMemory)
   }
 }
 
+// The private-slot interpreter spreads a group's lanes over its warp's span in chunks of
+// 16 bytes of the widest tensor (SpreadChunk: 4 elements where a tensor is f32, else 8)
+// where a thread's run would exceed that and the innermost run holds whole warp spans of
+// 32 * vector elements (host part only: no device needed).
+TEST_P(PointwiseTest, InterpreterSpreadsLanesOverAWarpSpanWhereTheRunHoldsWholeSpans) {
+  if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
+  auto chunk = [&](const std::string& line, int vector) {
+    StatusOr<std::shared_ptr<const pointwise::Compiled>> c = pointwise::CompiledFor(Canonical(line));
+    EXPECT_TRUE(c.ok()) << line << ": " << c.status();
+    return c.ok() ? pointwise::SpreadChunk((*c)->bytecode, vector) : -1;
+  };
+  const std::string chain = "pointwise x=f32[64,1024,1024] out=f32[64,1024,1024] expr=\"tanh(x)*0.5\"";
+  EXPECT_EQ(chunk(chain, 16), 4);  // one run of 64M: spans of 512
+  EXPECT_EQ(chunk(chain, 8), 4);
+  EXPECT_EQ(chunk(chain, 4), 0);  // a thread's run is 16 bytes already
+  const std::string bias = "pointwise a=f32[8192,3072] b=f32[3072] out=f32[8192,3072] expr=\"gelu(a+b)\"";
+  EXPECT_EQ(chunk(bias, 16), 4);  // 3072 = 6 spans of 512
+  EXPECT_EQ(chunk("pointwise a=f32[96,160] b=f32[160] out=f32[96,160] expr=\"a+b\"", 8), 0);  // 160 < 256
+  EXPECT_EQ(chunk("pointwise a=f32[8,50257] b=f32[50257] out=f32[8,50257] expr=\"a*b\"", 8), 0);
+  const std::string narrow = "pointwise a=bf16[8192,4096] b=bf16[4096] out=bf16[8192,4096] expr=\"silu(a+b)\"";
+  EXPECT_EQ(chunk(narrow, 16), 8);  // 16 bytes of bf16
+  EXPECT_EQ(chunk(narrow, 8), 0);   // 8 lanes of bf16 are one 16-byte run
+  EXPECT_EQ(chunk("pointwise a=bf16[8192,4096] b=f32[4096] out=bf16[8192,4096] expr=\"silu(a+b)\"", 16), 4);
+  EXPECT_EQ(chunk("pointwise a=f32[] out=f32[] expr=\"-a\"", 16), 0);
+}
+
+// Spread lanes (SpreadChunk) at 8 and 16 lanes against the reference: contiguous and
+// broadcast inputs, a transposed input and rows whose pitch misaligns them (single
+// loads), 16-bit tensors in chunks of 8 and mixed with f32 in chunks of 4, two outputs,
+// in place.
+TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
+  if (OnCpu()) GTEST_SKIP() << "the GPU interpreter's lane layout";
+  const Implementation& impl = *registry_.FindImplementation("pointwise_cuda_interpreted");
+  struct Case {
+    std::string line;
+    int chunk;      // SpreadChunk at 16 lanes
+    bool in_place;  // the first output shaped like the first input (by name)
+  };
+  const Case cases[] = {
+      {"pointwise a=f32[6,512] b=f32[512] c=f32[6,1] out=f32[6,512] expr=\"tanh(a*b+c)-a\"", 4, true},
+      {"pointwise a=f32[6,512]:[1,6] b=f32[512] out=f32[6,512] expr=\"relu(a+b)*0.5\"", 4, false},
+      {"pointwise a=f32[3,1024]:[1031,1] b=f32[1024] out=f32[3,1024] expr=\"exp(-abs(a))*b\"", 4, false},
+      {"pointwise a=bf16[4,1024] b=bf16[1024] out=bf16[4,1024] expr=\"silu(a+b)\"", 8, true},
+      {"pointwise a=f16[2,2048] b=f16[2,2048] x=f16[2,2048] y=f16[2,2048] expr=\"x=a*b; y=sigmoid(a)-b\"", 8, true},
+      {"pointwise a=f16[4,512] b=f32[512] x=f32[4,512] y=bf16[4,512] expr=\"x=gelu(a*b); y=sigmoid(x)-a\"", 4, false},
+  };
+  int runs = 0;
+  for (const Case& c : cases) {
+    StatusOr<std::shared_ptr<const pointwise::Compiled>> compiled = pointwise::CompiledFor(Canonical(c.line));
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_EQ(pointwise::SpreadChunk((*compiled)->bytecode, 16), c.chunk) << c.line;
+    for (const bool in_place : {false, true}) {
+      if (in_place && !c.in_place) continue;
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = in_place;
+      auto trial = Trial::Create(registry_, Canonical(c.line), target_, options);
+      ASSERT_TRUE(trial.ok()) << trial.status();
+      std::vector<Config> configs;
+      for (const int vector : {8, 16}) {
+        for (const int block : {128, 256}) {
+          for (const int items : {1, 2}) {
+            configs.push_back(Config().Set("block", block).Set("vector", vector).Set("items", items).Set("shared", 0));
+          }
+        }
+      }
+      OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
+    }
+  }
+  EXPECT_EQ(runs, (6 + 3) * 8);
+}
+
 // The GPU interpreter indexes in 32-bit arithmetic only where the element count and
 // every tensor's offsets fit 31 bits; otherwise it runs its 64-bit kernel.
 TEST_P(PointwiseTest, ThirtyTwoBitOffsetsOnlyWhereEveryOffsetFits) {
