@@ -82,8 +82,8 @@ __device__ inline void StoreRun(ElementType type, void* base, int64_t offset, co
 
 // The V lanes of a group spread over its warp span in chunks of P consecutive elements
 // (SpreadChunk): chunk c at offset + c * 32 * P * step. A broadcast (step 0) is one
-// element; a contiguous, aligned tensor one packed load of P a chunk (16 bytes of f32,
-// 8 or 16 of f16 and bf16); otherwise single elements.
+// element; a contiguous, aligned tensor one packed load a chunk (4 or 8 elements: 16
+// bytes of f32, 8 or 16 of f16 and bf16); otherwise single elements.
 template <int V, int P>
 __device__ inline void LoadSpread(ElementType type, const void* base, int64_t offset, int64_t step, float* x) {
   constexpr int kChunks = V / P;

@@ -283,10 +283,10 @@ TEST_P(PointwiseTest, InterpreterSpillSlotsInSharedMemoryRegistersOrLocalMemory)
   }
 }
 
-// The private-slot interpreter spreads a group's lanes over its warp's span in chunks of
-// 16 bytes of the widest tensor (SpreadChunk: 4 elements where a tensor is f32, else 8)
-// where a thread's run would exceed that and the innermost run holds whole warp spans of
-// 32 * vector elements (host part only: no device needed).
+// The private-slot interpreter spreads a group's 16 lanes over its warp's span in chunks
+// of 16 bytes of the widest tensor (SpreadChunk: 4 elements where a tensor is f32, else
+// 8) where the innermost run holds whole warp spans of 512 elements; 8 lanes stay
+// consecutive (host part only: no device needed).
 TEST_P(PointwiseTest, InterpreterSpreadsLanesOverAWarpSpanWhereTheRunHoldsWholeSpans) {
   if (!OnCpu()) GTEST_SKIP() << "device independent: runs with the CPU parameter";
   auto chunk = [&](const std::string& line, int vector) {
@@ -296,23 +296,22 @@ TEST_P(PointwiseTest, InterpreterSpreadsLanesOverAWarpSpanWhereTheRunHoldsWholeS
   };
   const std::string chain = "pointwise x=f32[64,1024,1024] out=f32[64,1024,1024] expr=\"tanh(x)*0.5\"";
   EXPECT_EQ(chunk(chain, 16), 4);  // one run of 64M: spans of 512
-  EXPECT_EQ(chunk(chain, 8), 4);
-  EXPECT_EQ(chunk(chain, 4), 0);  // a thread's run is 16 bytes already
-  const std::string bias = "pointwise a=f32[8192,3072] b=f32[3072] out=f32[8192,3072] expr=\"gelu(a+b)\"";
-  EXPECT_EQ(chunk(bias, 16), 4);  // 3072 = 6 spans of 512
-  EXPECT_EQ(chunk("pointwise a=f32[96,160] b=f32[160] out=f32[96,160] expr=\"a+b\"", 8), 0);  // 160 < 256
-  EXPECT_EQ(chunk("pointwise a=f32[8,50257] b=f32[50257] out=f32[8,50257] expr=\"a*b\"", 8), 0);
+  EXPECT_EQ(chunk(chain, 8), 0);
+  EXPECT_EQ(chunk(chain, 4), 0);
+  EXPECT_EQ(chunk("pointwise a=f32[8192,3072] b=f32[3072] out=f32[8192,3072] expr=\"gelu(a+b)\"", 16), 4);
+  EXPECT_EQ(chunk("pointwise a=f32[96,800] b=f32[800] out=f32[96,800] expr=\"a+b\"", 16), 0);  // 800 % 512
+  EXPECT_EQ(chunk("pointwise a=f32[8,50257] b=f32[50257] out=f32[8,50257] expr=\"a*b\"", 16), 0);
   const std::string narrow = "pointwise a=bf16[8192,4096] b=bf16[4096] out=bf16[8192,4096] expr=\"silu(a+b)\"";
   EXPECT_EQ(chunk(narrow, 16), 8);  // 16 bytes of bf16
-  EXPECT_EQ(chunk(narrow, 8), 0);   // 8 lanes of bf16 are one 16-byte run
+  EXPECT_EQ(chunk(narrow, 8), 0);
   EXPECT_EQ(chunk("pointwise a=bf16[8192,4096] b=f32[4096] out=bf16[8192,4096] expr=\"silu(a+b)\"", 16), 4);
   EXPECT_EQ(chunk("pointwise a=f32[] out=f32[] expr=\"-a\"", 16), 0);
 }
 
-// Spread lanes (SpreadChunk) at 8 and 16 lanes against the reference: contiguous and
-// broadcast inputs, a transposed input and rows whose pitch misaligns them (single
-// loads), 16-bit tensors in chunks of 8 and mixed with f32 in chunks of 4, two outputs,
-// in place.
+// Spread lanes (SpreadChunk) against the reference, at 16 lanes (and 8, consecutive):
+// contiguous and broadcast inputs, a transposed input and rows whose pitch misaligns them
+// (single loads), 16-bit tensors in chunks of 8 and beside f32 in chunks of 4, two
+// outputs, in place.
 TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
   if (OnCpu()) GTEST_SKIP() << "the GPU interpreter's lane layout";
   const Implementation& impl = *registry_.FindImplementation("pointwise_cuda_interpreted");
@@ -328,6 +327,7 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
       {"pointwise a=bf16[4,1024] b=bf16[1024] out=bf16[4,1024] expr=\"silu(a+b)\"", 8, true},
       {"pointwise a=f16[2,2048] b=f16[2,2048] x=f16[2,2048] y=f16[2,2048] expr=\"x=a*b; y=sigmoid(a)-b\"", 8, true},
       {"pointwise a=f16[4,512] b=f32[512] x=f32[4,512] y=bf16[4,512] expr=\"x=gelu(a*b); y=sigmoid(x)-a\"", 4, false},
+      {"pointwise a=bf16[3,512]:[520,1] out=bf16[3,512] expr=\"tanh(a)\"", 8, false},
   };
   int runs = 0;
   for (const Case& c : cases) {
@@ -352,7 +352,7 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
       OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
     }
   }
-  EXPECT_EQ(runs, (6 + 3) * 8);
+  EXPECT_EQ(runs, (7 + 3) * 8);
 }
 
 // The GPU interpreter indexes in 32-bit arithmetic only where the element count and
