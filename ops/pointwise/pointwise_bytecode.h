@@ -107,13 +107,15 @@ inline bool OffsetsFit32(const Bytecode& bc) {
 // elements (one run of `vector`); P > 0, spread over the 32 groups of a warp span in
 // chunks of P consecutive elements, chunk c of group g (lane l = g % 32 of the span
 // starting at element (g - l) * vector) at span + c * 32 * P + l * P. So a warp's load or
-// store of one chunk is 32 * P consecutive elements (512 bytes of f32), where runs of 16
-// lanes a thread touched every other sector of 1 or 2 KiB at each load. P is 4 where a
-// tensor is f32, else 8 (16 bytes of the widest tensor). Spread at 16 lanes where each
-// warp span of 512 elements lies in one run of the innermost dimension (its extent a
-// multiple). On the H200 that took the 8-op chain of bench/suites/pointwise.txt (f32)
-// from 185.2 to 171.9 us and three held-out f16 and bf16 chains 1-3% faster; 8 lanes of
-// f32 were about 1% slower spread, so they stay consecutive.
+// store of one chunk is 32 * P consecutive elements (512 bytes of f32), where with runs
+// of 16 lanes a thread each 16-byte load of the warp used half of every sector it
+// touched (spread over 1 KiB of f16, 2 KiB of f32). P is 4 where a tensor is f32, else 8
+// (16 bytes of the widest tensor). Spread at 16 lanes where each warp span of 512
+// elements lies in one run of the innermost dimension (its extent a multiple). On the
+// H200 that took the 8-op chain of bench/suites/pointwise.txt (f32) from 185.6 to 172.7 us
+// and three held-out f16 and bf16 chains 0.4-2.9% faster; at 8 lanes spreading measured
+// no different from consecutive runs (the chain's 8-lane config 226.9 against 227.7 us),
+// so 8 lanes stay consecutive.
 inline int SpreadChunk(const Bytecode& bc, int vector) {
   if (bc.rank == 0 || vector != 16 || bc.shape[bc.rank - 1] % (int64_t(32) * vector) != 0) return 0;
   for (int t = 0; t < bc.num_inputs + bc.num_outputs; ++t) {

@@ -418,14 +418,18 @@ gpuError_t LaunchRank(const Bytecode& bc, const AccCode& code, const TensorPoint
   const size_t spill_bytes = SpillSharedBytes(code, V, c.block);
   if (spill_bytes <= kMaxTileSharedBytes && SharedSpillBlock(c.block, V)) {
     if (c.block == 128) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 128>, uint32_t, R><<<grid, 128, spill_bytes, stream>>>(bc, code, p, spread);
+      AccumulatorKernel<V, SharedSpillSlots<V, 128>, uint32_t, R>
+          <<<grid, 128, spill_bytes, stream>>>(bc, code, p, spread);
     } else if (c.block == 256) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 256>, uint32_t, R><<<grid, 256, spill_bytes, stream>>>(bc, code, p, spread);
+      AccumulatorKernel<V, SharedSpillSlots<V, 256>, uint32_t, R>
+          <<<grid, 256, spill_bytes, stream>>>(bc, code, p, spread);
     } else if constexpr (MaxInterpretedBlock(V) >= 512) {
-      AccumulatorKernel<V, SharedSpillSlots<V, 512>, uint32_t, R><<<grid, 512, spill_bytes, stream>>>(bc, code, p, spread);
+      AccumulatorKernel<V, SharedSpillSlots<V, 512>, uint32_t, R>
+          <<<grid, 512, spill_bytes, stream>>>(bc, code, p, spread);
     }
   } else if (code.num_spills <= kRegisterSpillSlots) {
-    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t, R><<<grid, c.block, 0, stream>>>(bc, code, p, spread);
+    AccumulatorKernel<V, SpillSlots<kRegisterSpillSlots, V>, uint32_t, R>
+        <<<grid, c.block, 0, stream>>>(bc, code, p, spread);
   } else {
     AccumulatorKernel<V, SpillSlots<kMaxSlots, V>, uint32_t, kMaxRank><<<grid, c.block, 0, stream>>>(bc, code, p,
                                                                                                    spread);
