@@ -2,10 +2,12 @@
 // a stream and return the launch error; none synchronises the host.
 //   LaunchInterpreted  one prebuilt kernel running the program. Private slots: the
 //                      accumulator form (pointwise_accumulator.h) with the accumulator in
-//                      registers; each thread takes `vector` consecutive elements at a
-//                      time (16-byte loads and stores where a tensor is contiguous there
-//                      and aligned, a broadcast input read once), `items` such groups per
-//                      grid step. Shared slots: a block runs each bytecode instruction over
+//                      registers; each thread takes `vector` elements at a time,
+//                      consecutive or, at 16, spread over its warp's span in 16-byte
+//                      chunks (SpreadChunk, pointwise_bytecode.h); 16-byte loads and
+//                      stores where a tensor is contiguous there and aligned, a
+//                      broadcast input read once; `items` such groups per grid
+//                      step. Shared slots: a block runs each bytecode instruction over
 //                      a tile of block * vector elements kept in shared memory. Grid-stride
 //                      over the iteration space either way.
 //   LaunchChain        templated kernels for the chains of pointwise_match.h: no bytecode,
@@ -55,7 +57,6 @@ bool SharedSpillBlock(int block, int vector);
 
 // Whether `vector` consecutive elements stay within one run of the innermost dimension.
 bool VectorFits(const Bytecode& bc, int vector);
-// SpreadChunk (pointwise_bytecode.h): how the private-slot interpreter lays a group's lanes out.
 // `code` is `bc` in accumulator form (ToAccumulatorForm).
 gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
                              const LaunchConfig& c, gpuStream_t stream);
