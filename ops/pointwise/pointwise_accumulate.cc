@@ -11,6 +11,60 @@ namespace {
 
 uint32_t Bit(int slot) { return uint32_t{1} << slot; }
 
+bool Immediate(const AccInstruction& in) { return (in.mode & kOperandImmediate) != 0; }
+
+// Replaces adjacent pairs by the kernel's superinstructions, one dispatch where the pair
+// took two, each computing what the pair computed bit for bit:
+//   abs; neg                   -> kNegAbs
+//   * m; + c   (m, c immediate) -> kMulAdd m, c       acc * m + c (c + acc * m alike)
+//   * m; - c                   -> kMulAdd m, -c      x - c is x + -c
+//   * m; c - acc               -> kMulAdd -m, c      -(x * m) is x * -m (rounding is symmetric)
+//   * m; + spill s             -> kMulAdd m, spill s
+//   * m; spill s - acc         -> kMulAdd -m, spill s
+// An immediate c goes to a kOperandWord after the kMulAdd (the two keep the pair's two
+// words). Runs before Folded, so a pair is adjacent only with no spill or fetch between.
+AccCode FuseSuperinstructions(const AccCode& code) {
+  AccCode out;
+  out.num_spills = code.num_spills;
+  auto push = [&out](const AccInstruction& in) {
+    out.code[out.num_instructions] = in;
+    out.code[out.num_instructions++].key = DispatchKey(in.op, in.mode);
+  };
+  for (int k = 0; k < code.num_instructions; ++k) {
+    const AccInstruction& in = code.code[k];
+    const AccInstruction* next = k + 1 < code.num_instructions ? &code.code[k + 1] : nullptr;
+    if (next && in.op == OpCode::kAbs && next->op == OpCode::kNeg) {
+      AccInstruction fused;
+      fused.op = OpCode::kNegAbs;
+      push(fused);
+      ++k;
+      continue;
+    }
+    const bool first = next && (next->mode & kOperandFirst);
+    const bool sum = next && (next->op == OpCode::kAdd || (next->op == OpCode::kSub && (Immediate(*next) || first)));
+    if (in.op == OpCode::kMul && Immediate(in) && sum) {
+      AccInstruction fused;
+      fused.op = OpCode::kMulAdd;
+      fused.value = next->op == OpCode::kSub && first ? -in.value : in.value;
+      if (Immediate(*next)) {
+        fused.mode = kOperandImmediate;
+        push(fused);
+        AccInstruction word;
+        word.op = OpCode::kOperandWord;
+        word.value = next->op == OpCode::kSub && !first ? -next->value : next->value;
+        push(word);
+      } else {
+        fused.slot = next->slot;
+        push(fused);
+      }
+      ++k;
+      continue;
+    }
+    out.code[out.num_instructions++] = in;
+  }
+  return out;
+}
+
 // Folds each kSpill and kFetch into the instruction after them (spill_first,
 // fetch_first), so that the kernel dispatches once for the three. Where the next
 // instruction has no room (a spill after a fetch, or a second of either), the earlier
@@ -99,7 +153,7 @@ class Rewriter {
         if (!(live_after_[k] & Bit(s))) Release(s);
       }
     }
-    return Folded(code_);
+    return Folded(FuseSuperinstructions(code_));
   }
 
  private:
@@ -257,6 +311,14 @@ std::string Disassemble(const AccCode& code, const Program& p) {
       case OpCode::kStore: out += fmt::format("store {} = acc\n", p.outputs[in.slot]); break;
       case OpCode::kFetch: out += fmt::format("acc = spill{}\n", in.slot); break;
       case OpCode::kSpill: out += fmt::format("spill{} = acc\n", in.slot); break;
+      case OpCode::kNegAbs: out += "acc = -abs(acc)\n"; break;
+      case OpCode::kMulAdd: {
+        const bool word = Immediate(in) && k + 1 < code.num_instructions;
+        out += word ? fmt::format("acc = acc * {} + {}\n", in.value, code.code[++k].value)
+                    : fmt::format("acc = acc * {} + spill{}\n", in.value, in.slot);
+        break;
+      }
+      case OpCode::kOperandWord: out += fmt::format("word {}\n", in.value); break;
       default:
         if (IsBinary(in.op)) {
           const std::string x = in.mode & kOperandImmediate ? fmt::format("{}", in.value) : fmt::format("spill{}", in.slot);

@@ -11,6 +11,9 @@
 //   (any of them may first do spill[spill_first - 1] = acc, then acc = spill[fetch_first - 1])
 //   binary  acc = acc op X, or X op acc with kOperandFirst; X = spill[slot], or `value`
 //           with kOperandImmediate
+//   kNegAbs acc = -|acc|                      kMulAdd acc = acc * value + X
+//   (kMulAdd: X = spill[slot], or with kOperandImmediate the value of the kOperandWord
+//   that follows it; the superinstructions of FuseSuperinstructions)
 //
 // The operations, their order and their operands are those of the bytecode, so both
 // forms compute bit-identical results.
@@ -59,11 +62,18 @@ inline constexpr uint8_t kDiv = 13;           // with the mode
 inline constexpr uint8_t kMax = 14;           // with the mode
 inline constexpr uint8_t kMin = 15;           // with the mode
 inline constexpr uint8_t kFirstUnary = 16;    // + (op - kNeg), through kCastBF16
+inline constexpr uint8_t kNegAbs = 31;
+inline constexpr uint8_t kMulAddImmediate = 32;  // acc * value + the next word's value
+inline constexpr uint8_t kMulAddSpill = 33;      // acc * value + spill[slot]
 }  // namespace dispatch
 
 OPSCHED_HD inline constexpr uint8_t DispatchKey(OpCode op, uint8_t mode = 0) {
   const int v = static_cast<int>(op);
   if (v <= 4) return static_cast<uint8_t>(v);  // kLoad .. kSpill
+  if (op == OpCode::kNegAbs) return dispatch::kNegAbs;
+  if (op == OpCode::kMulAdd) return mode & kOperandImmediate ? dispatch::kMulAddImmediate : dispatch::kMulAddSpill;
+  // kOperandWord is never dispatched (the kernel steps over it); the identity's key.
+  if (op == OpCode::kOperandWord) return dispatch::kFirstUnary + int(OpCode::kCastF32) - int(OpCode::kNeg);
   if (v < static_cast<int>(OpCode::kAdd)) return static_cast<uint8_t>(dispatch::kFirstUnary + v - int(OpCode::kNeg));
   const bool immediate = mode & kOperandImmediate, first = mode & kOperandFirst;
   switch (op) {
@@ -77,8 +87,10 @@ OPSCHED_HD inline constexpr uint8_t DispatchKey(OpCode op, uint8_t mode = 0) {
     default: return dispatch::kMin;
   }
 }
-inline constexpr int kNumDispatchKeys = DispatchKey(OpCode::kCastBF16) + 1;
-static_assert(DispatchKey(OpCode::kNeg) == dispatch::kFirstUnary && kNumDispatchKeys == 31, "keys are dense");
+inline constexpr int kNumDispatchKeys = dispatch::kMulAddSpill + 1;
+static_assert(DispatchKey(OpCode::kNeg) == dispatch::kFirstUnary &&
+                  DispatchKey(OpCode::kCastBF16) + 1 == dispatch::kNegAbs,
+              "keys are dense");
 
 // An instruction may first spill the accumulator and then fetch a spill slot into it
 // (ToAccumulatorForm folds a kSpill and a kFetch into the instruction after them), so

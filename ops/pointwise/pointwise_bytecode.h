@@ -33,6 +33,12 @@ enum class OpCode : uint8_t {
   // The accumulator form only (pointwise_accumulator.h):
   kFetch = 3,  // acc = spill[slot]
   kSpill = 4,  // spill[slot] = acc
+  // Superinstructions of the accumulator form (FuseSuperinstructions): one dispatch
+  // where the pair they replace took two, with the pair's roundings.
+  kNegAbs = 5,       // acc = -|acc| (abs, then neg)
+  kMulAdd = 6,       // acc = acc * value + X, rounded after the multiply and the add:
+                     // X = spill[slot], or with kOperandImmediate the next word's value
+  kOperandWord = 7,  // the immediate X of the kMulAdd before it; never run itself
   // unary: slot[dst] = f(slot[a])
   kNeg = 10,
   kAbs = 11,

@@ -47,6 +47,26 @@ static_assert(sizeof(Bytecode) + sizeof(AccCode) + sizeof(TensorPointers) + size
               "the kernel's parameters fit the classic 4 KiB (HIP, and CUDA before 12.1)");
 
 #if defined(OPSCHED_CUDA)
+// x, which the compiler sees as changed here: nothing computed from it moves above (into
+// a path that does not need it), and it stays in a register instead of being formed again
+// where it is used (from a special register read: S2R, tens of cycles).
+template <typename T>
+__device__ inline T Opaque(T x) {
+  if constexpr (sizeof(T) == 8) {
+    asm volatile("" : "+l"(x));
+  } else {
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+#else
+template <typename T>
+__device__ inline T Opaque(T x) {
+  return x;
+}
+#endif
+
+#if defined(OPSCHED_CUDA)
 // Kernel parameters read in place (indexed at run time) instead of copied to local memory.
 #define OPSCHED_GRID_CONSTANT __grid_constant__
 #else
@@ -293,7 +313,21 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
   const int inner_dim = bc.rank - 1;
   const Index groups = static_cast<Index>(bc.numel / V);
   const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (Index g = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; g < groups; g += stride) {
+  // With 8 and 16 lanes (the jump-table dispatch) a block steps through the groups
+  // together, `first` being the block's first: the loop is uniform, so the compiler knows
+  // each instruction's dispatch to be uniform too and sets no convergence barrier around
+  // it (BSSY/BSYNC, 2 of the 19 instructions a dispatch took); a thread past the last
+  // group (`live` false) runs the instructions too. With fewer lanes each thread steps
+  // alone (the few-lane kernels serve chains of some thousand elements, where the uniform
+  // loop measured 0.5 us slower).
+  constexpr bool kUniform = V >= 8;
+  const Index start = static_cast<Index>(blockIdx.x) * blockDim.x + (kUniform ? 0 : threadIdx.x);
+  for (Index first = start; first < groups; first += stride) {
+    const Index mine = kUniform ? Opaque(first + threadIdx.x) : first;
+    const bool live = !kUniform || mine < groups;
+    // A thread past the last group reads the last group (no branch on the loads' path:
+    // a guard there cost the memory-bound chains 1-2% on the H200) and stores nothing.
+    const Index g = live ? mine : groups - 1;
     // Coordinates of the group's first element; the outermost needs no division. Spread
     // lanes (SpreadChunk): group g is lane g % 32 of the span of 32 groups from g - g % 32.
     Index coord[R];
@@ -311,8 +345,10 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
     }
     float acc[V];
     Spill spill;
-    for (int k = 0; k < code.num_instructions; ++k) {
-      const AccInstruction& in = code.code[k];
+    const unsigned end = static_cast<unsigned>(code.num_instructions) * sizeof(AccInstruction);
+    for (unsigned at = 0; at < end; at += sizeof(AccInstruction)) {
+      __builtin_assume(at % alignof(AccInstruction) == 0);
+      const AccInstruction& in = *reinterpret_cast<const AccInstruction*>(reinterpret_cast<const char*>(code.code) + at);
       // The first word: key, slot and the folded spill and fetch, read at once.
       uint32_t head;
       memcpy(&head, &in, sizeof head);
@@ -355,6 +391,7 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
           for (int e = 0; e < V; ++e) acc[e] = in.value;
           break;
         case dispatch::kStore: {
+          if (!live) break;
           const int t = bc.num_inputs + slot;
           void* out = const_cast<void*>(p.data[t]);
           const Index offset = OffsetAt<R, Index>(bc, t, coord);
@@ -385,6 +422,19 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
         case dispatch::kRsubSpill: EachSpilled<V, true>(spill, slot, acc, sub); break;
         case dispatch::kMulImmediate: EachImmediate<V, false>(acc, in.value, mul); break;
         case dispatch::kMulSpill: EachSpilled<V, false>(spill, slot, acc, mul); break;
+        case dispatch::kMulAddImmediate: {
+          const float m = in.value, c = (&in)[1].value;  // the kOperandWord after it
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[e] = MulThenAdd(acc[e], m, c);
+          at += sizeof(AccInstruction);  // steps over the word
+          break;
+        }
+        case dispatch::kMulAddSpill: {
+          const float m = in.value;
+          EachSpilled<V, false>(spill, slot, acc, [m](float a, float x) { return MulThenAdd(a, m, x); });
+          break;
+        }
+        case dispatch::kNegAbs: Each<V>(acc, [](float v) { return -fabsf(v); }); break;
         OPSCHED_MODE_CASE(kDiv, kDiv)
         OPSCHED_MODE_CASE(kMax, kMax)
         OPSCHED_MODE_CASE(kMin, kMin)
@@ -402,7 +452,7 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
         OPSCHED_UNARY_CASE(kSilu)
         OPSCHED_UNARY_CASE(kCastF16)
         OPSCHED_UNARY_CASE(kCastBF16)
-        default:  // kCastF32: the identity
+        default:  // kCastF32: the identity (kOperandWord is stepped over, never dispatched)
           break;
       }
 #undef OPSCHED_UNARY_CASE

@@ -64,6 +64,12 @@ OPSCHED_HD inline void RunAccumulated(const Bytecode& bc, const AccCode& code, c
       case OpCode::kConst: acc = in.value; break;
       case OpCode::kFetch: acc = spill[in.slot]; break;
       case OpCode::kSpill: spill[in.slot] = acc; break;
+      case OpCode::kMulAdd: {
+        const bool word = (in.mode & kOperandImmediate) && k + 1 < code.num_instructions;
+        acc = MulThenAdd(acc, in.value, word ? code.code[++k].value : spill[in.slot]);
+        break;
+      }
+      case OpCode::kOperandWord: break;  // read by the kMulAdd before it
       case OpCode::kStore: {
         const int t = bc.num_inputs + in.slot;
         StoreElement(bc.types[t], const_cast<void*>(p.data[t]), offsets[t], acc);

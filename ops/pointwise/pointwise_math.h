@@ -16,7 +16,9 @@ namespace opsched::pointwise {
 // torch.compile, emits for f32 (read in the PTX torch.compile generated for the suite's
 // chains: docs/results/nvidia-h100/pointwise/fast-math/):
 //   exp(x) = ex2.approx(x * log2 e): 2 ulp, plus about |x| units of roundoff from the
-//            rounded argument;
+//            rounded argument; .ftz (Triton's is not): below x = -87.3, where exp is
+//            subnormal, 0 instead (within every f32 check's absolute 2^-124), in 2
+//            instructions where the guard for subnormal results took 5;
 //   a / b  = div.full.f32: 2 ulp over the full range (unlike __fdividef, right for
 //            |b| > 2^126);
 //   1 / sqrt(x) = rsqrt.approx: 2 ulp.
@@ -28,7 +30,7 @@ namespace opsched::pointwise {
 #if defined(__CUDA_ARCH__)
 __device__ inline float Exp(float x) {
   float y;
-  asm("ex2.approx.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x * 1.44269504088896341f));
   return y;
 }
 __device__ inline float Divide(float a, float b) {
@@ -78,6 +80,7 @@ OPSCHED_HD inline float Unary(OpCode op, float x) {
   switch (op) {
     case OpCode::kNeg: return -x;
     case OpCode::kAbs: return fabsf(x);
+    case OpCode::kNegAbs: return -fabsf(x);
     case OpCode::kExp: return Exp(x);
     case OpCode::kLog: return logf(x);
     case OpCode::kSqrt: return sqrtf(x);
@@ -104,6 +107,17 @@ OPSCHED_HD inline float Binary(OpCode op, float a, float b) {
     default: return Min(a, b);  // kMin
   }
 }
+
+// a * m + x with the product rounded before the sum (the bytecode's multiply, then its
+// add: kMulAdd), never contracted to a fused multiply-add.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+__device__ inline float MulThenAdd(float a, float m, float x) { return __fadd_rn(__fmul_rn(a, m), x); }
+#else
+inline float MulThenAdd(float a, float m, float x) {
+  const float product = a * m;
+  return product + x;
+}
+#endif
 
 OPSCHED_HD inline bool IsUnary(OpCode op) { return op >= OpCode::kNeg && op <= OpCode::kCastBF16; }
 OPSCHED_HD inline bool IsBinary(OpCode op) { return op >= OpCode::kAdd && op <= OpCode::kMin; }

@@ -4,8 +4,10 @@
 // as the bytecode bit for bit, with no spill that is never read back.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <fstream>
 #include <random>
 #include <vector>
@@ -85,9 +87,13 @@ void ExpectBitIdentical(const Compiled& c, std::mt19937_64& rng) {
   std::vector<std::vector<float>> in(bc.num_inputs);
   std::uniform_real_distribution<float> value(-3.0f, 3.0f);
   TensorPointers p;
+  // Among the random values, in turn, those where a wrong sign or order shows.
+  const float inf = std::numeric_limits<float>::infinity();
+  const float special[] = {0.0f, -0.0f, inf, -inf, std::nanf(""), 1e-45f, -3.4e38f, 1.0f + 0x1p-23f};
   for (int t = 0; t < bc.num_inputs; ++t) {
     in[t].resize(static_cast<size_t>(c.inputs[t].numel()) + 1);
     for (float& v : in[t]) v = value(rng);
+    for (size_t i = 0; i < in[t].size() && i < 8; ++i) in[t][i] = special[(i + t) % 8];
     p.data[t] = in[t].data();
   }
   const int64_t n = bc.numel;
@@ -132,24 +138,40 @@ void ExpectNoDeadSpill(const Compiled& c) {
     const AccInstruction& in = code.code[k];
     if (in.spill_first) spilled(in.spill_first - 1, k);
     if (in.fetch_first) unread[in.fetch_first - 1] = false;
-    const bool reads = in.op == OpCode::kFetch || (IsBinary(in.op) && !(in.mode & kOperandImmediate));
+    const bool operand = IsBinary(in.op) || in.op == OpCode::kMulAdd;
+    const bool reads = in.op == OpCode::kFetch || (operand && !(in.mode & kOperandImmediate));
     if (reads) unread[in.slot] = false;
     if (in.op == OpCode::kSpill) spilled(in.slot, k);
   }
   for (int s = 0; s < kMaxSlots; ++s) EXPECT_FALSE(unread[s]) << "spill" << s << " never read";
 }
 
-// Spills and fetches are folded into the instruction after them; counts how many of each.
-void CountFolds(const AccCode& code, int* spills, int* fetches) {
+// Spills and fetches are folded into the instruction after them; counts how many of each,
+// and the superinstructions of each kind (kNegAbs, kMulAdd of an immediate, of a spill).
+struct Counts {
+  int spills = 0, fetches = 0, neg_abs = 0, mul_add_immediate = 0, mul_add_spill = 0;
+};
+void Count(const AccCode& code, Counts* n) {
   for (int k = 0; k < code.num_instructions; ++k) {
-    *spills += code.code[k].spill_first != 0;
-    *fetches += code.code[k].fetch_first != 0;
+    const AccInstruction& in = code.code[k];
+    n->spills += in.spill_first != 0;
+    n->fetches += in.fetch_first != 0;
+    n->neg_abs += in.op == OpCode::kNegAbs;
+    if (in.op == OpCode::kMulAdd) {
+      const bool immediate = in.mode & kOperandImmediate;
+      (immediate ? n->mul_add_immediate : n->mul_add_spill) += 1;
+      if (immediate) {
+        EXPECT_LT(k + 1, code.num_instructions);
+        if (k + 1 < code.num_instructions) EXPECT_EQ(code.code[k + 1].op, OpCode::kOperandWord);
+      }
+    }
   }
 }
 
 TEST(AccumulatorTest, RandomProgramsMatchTheBytecodeBitForBit) {
   std::mt19937_64 rng(20261123);
-  int checked = 0, folded_spills = 0, folded_fetches = 0;
+  int checked = 0;
+  Counts n;
   for (int trial = 0; trial < 300; ++trial) {
     const int outputs = 1 + static_cast<int>(rng() % 3);
     std::vector<std::string> names = {"a", "b", "c"};
@@ -174,17 +196,61 @@ TEST(AccumulatorTest, RandomProgramsMatchTheBytecodeBitForBit) {
     SCOPED_TRACE(line);
     ExpectBitIdentical(**c, rng);
     ExpectNoDeadSpill(**c);
-    CountFolds((*c)->accumulator, &folded_spills, &folded_fetches);
+    Count((*c)->accumulator, &n);
     ++checked;
   }
   EXPECT_GT(checked, 200);
-  // The folded forms ran: RunAccumulated matched the bytecode through them.
-  EXPECT_GT(folded_spills, 100);
-  EXPECT_GT(folded_fetches, 100);
+  // The folded forms and the superinstructions ran: RunAccumulated matched the bytecode
+  // through them.
+  EXPECT_GT(n.spills, 100);
+  EXPECT_GT(n.fetches, 100);
+  EXPECT_GT(n.neg_abs + n.mul_add_immediate + n.mul_add_spill, 10);
+}
+
+// Each pair that a superinstruction replaces, with the immediate or the spilled operand
+// on either side and subtraction both ways (x - c is x + -c; c - x * m is c + x * -m),
+// matches the bytecode bit for bit; over random inputs and the values where a wrong sign
+// shows (zeros of both signs, infinities, NaN, products that round).
+TEST(AccumulatorTest, SuperinstructionsMatchThePairsTheyReplace) {
+  struct Case {
+    const char* expr;
+    const char* listing;  // the superinstruction's line
+  };
+  const Case cases[] = {
+      {"exp(-abs(a))", "acc = -abs(acc)"},
+      {"a*0.5+1.25", "acc = acc * 0.5 + 1.25"},
+      {"1.25+0.5*a", "acc = acc * 0.5 + 1.25"},
+      {"a*3-0.75", "acc = acc * 3 + -0.75"},
+      {"0.75-a*3", "acc = acc * -3 + 0.75"},
+      {"a*0.125+b*0.5", "acc = acc * 0.5 + spill0"},
+      {"exp(b)-a*0.125", "acc = acc * -0.125 + spill0"},
+  };
+  std::mt19937_64 rng(20261128);
+  for (const Case& k : cases) {
+    const bool spilled = std::string(k.listing).find("spill") != std::string::npos;
+    const std::string line = fmt::format("pointwise a=f32[5,7] {}out=f32[5,7] expr=\"{}\"", spilled ? "b=f32[7] " : "", k.expr);
+    auto c = CompiledLine(line);
+    ASSERT_NE(c, nullptr) << line;
+    const std::string listing = Disassemble(c->accumulator, c->program);
+    EXPECT_NE(listing.find(k.listing), std::string::npos) << k.expr << "\n" << listing;
+    SCOPED_TRACE(line);
+    ExpectBitIdentical(*c, rng);
+    ExpectNoDeadSpill(*c);
+  }
+  // a * b - c keeps its two dispatches (a spill subtracted from the product would need its
+  // negation), and so does a multiply by a spill.
+  for (const char* e : {"a*0.5-b", "a*b+0.5"}) {
+    auto c = CompiledLine(fmt::format("pointwise a=f32[5,7] b=f32[7] out=f32[5,7] expr=\"out={}\"", e));
+    ASSERT_NE(c, nullptr);
+    Counts n;
+    Count(c->accumulator, &n);
+    EXPECT_EQ(n.mul_add_immediate + n.mul_add_spill, 0) << e << "\n" << Disassemble(c->accumulator, c->program);
+  }
 }
 
 // The suite's 8-op chain: x is needed three times, so the form holds three spills and two
-// fetches, each folded into the next instruction: 13 dispatches instead of 18.
+// fetches, each folded into the next instruction, and two pairs become superinstructions
+// (-abs, and * 2 - 1): 11 dispatches instead of 18.
 TEST(AccumulatorTest, SpillsAndFetchesFoldIntoTheNextInstruction) {
   auto c = CompiledLine("pointwise x=f32[64,1024,1024] out=f32[64,1024,1024] "
                         "expr=\"tanh(sigmoid(x)*2-1)*exp(-abs(x))+relu(x)*0.5\"");
@@ -193,12 +259,10 @@ TEST(AccumulatorTest, SpillsAndFetchesFoldIntoTheNextInstruction) {
             "acc = load x\n"
             "spill0 = acc; acc = relu(acc)\n"
             "acc = 0.5 * acc\n"
-            "spill1 = acc; acc = spill0; acc = abs(acc)\n"
-            "acc = neg(acc)\n"
+            "spill1 = acc; acc = spill0; acc = -abs(acc)\n"
             "acc = exp(acc)\n"
             "spill2 = acc; acc = spill0; acc = sigmoid(acc)\n"
-            "acc = 2 * acc\n"
-            "acc = acc - 1\n"
+            "acc = acc * 2 + -1\n"
             "acc = tanh(acc)\n"
             "acc = spill2 * acc\n"
             "acc = spill1 + acc\n"

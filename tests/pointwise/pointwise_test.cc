@@ -8,6 +8,7 @@
 #include <random>
 
 #include "core/format.h"
+#include "ops/pointwise/pointwise_accumulate.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_def.h"
 #include "opsched/runtime.h"
@@ -353,6 +354,54 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
     }
   }
   EXPECT_EQ(runs, (7 + 3) * 8);
+}
+
+// The GPU interpreter's superinstructions (kNegAbs; kMulAdd of an immediate, in the word
+// after it, and of a spill, with the multiplier negated for c - x * m) and its folded keys
+// (kFoldedKey: a spill or fetch before the instruction), at 1 to 16 lanes, spread and
+// consecutive, with the spill slots in shared memory and in registers (blocks of 128 and
+// 256 at 16 lanes), f16, bf16 and f32 beside each other, against the reference.
+TEST_P(PointwiseTest, InterpreterSuperinstructionsMatchTheReference) {
+  if (OnCpu()) GTEST_SKIP() << "the GPU interpreter's dispatch";
+  const Implementation& impl = *registry_.FindImplementation("pointwise_cuda_interpreted");
+  struct Case {
+    std::string line;
+    pointwise::OpCode fused;
+    bool immediate;  // kMulAdd's operand
+  };
+  const Case cases[] = {
+      {"pointwise a=f32[6,512] b=f32[512] out=f32[6,512] expr=\"exp(-abs(a))*b+relu(a)*0.5\"",
+       pointwise::OpCode::kNegAbs, false},
+      {"pointwise a=f32[9,96] out=f32[9,96] expr=\"tanh(sigmoid(a)*2-1)\"", pointwise::OpCode::kMulAdd, true},
+      {"pointwise a=f16[4,1024] out=f16[4,1024] expr=\"0.75-a*3\"", pointwise::OpCode::kMulAdd, true},
+      {"pointwise a=f32[7,96] b=f32[96] out=f32[7,96] expr=\"a*0.125+b*0.5\"", pointwise::OpCode::kMulAdd, false},
+      {"pointwise a=bf16[3,1024] b=f32[1024] out=f32[3,1024] expr=\"exp(b)-a*0.125\"", pointwise::OpCode::kMulAdd,
+       false},
+  };
+  int runs = 0;
+  for (const Case& c : cases) {
+    StatusOr<std::shared_ptr<const pointwise::Compiled>> compiled = pointwise::CompiledFor(Canonical(c.line));
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    const pointwise::AccCode& code = (*compiled)->accumulator;
+    bool found = false;
+    for (int k = 0; k < code.num_instructions; ++k) {
+      const bool immediate = code.code[k].mode & pointwise::kOperandImmediate;
+      found |= code.code[k].op == c.fused && (c.fused != pointwise::OpCode::kMulAdd || immediate == c.immediate);
+    }
+    EXPECT_TRUE(found) << c.line << "\n" << pointwise::Disassemble(code, (*compiled)->program);
+    TrialOptions options;
+    options.seed = rng_();
+    auto trial = Trial::Create(registry_, Canonical(c.line), target_, options);
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    std::vector<Config> configs;
+    for (const int vector : {1, 4, 8, 16}) {
+      for (const int block : {128, 256}) {
+        configs.push_back(Config().Set("block", block).Set("vector", vector).Set("items", 1).Set("shared", 0));
+      }
+    }
+    OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, false, &runs), c.line));
+  }
+  EXPECT_EQ(runs, 5 * 8);
 }
 
 // The GPU interpreter indexes in 32-bit arithmetic only where the element count and
