@@ -110,14 +110,14 @@ OPSCHED_HD inline float Binary(OpCode op, float a, float b) {
 
 // a * m + x with the product rounded before the sum (the bytecode's multiply, then its
 // add: kMulAdd), never contracted to a fused multiply-add.
+OPSCHED_HD inline float MulThenAdd(float a, float m, float x) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-__device__ inline float MulThenAdd(float a, float m, float x) { return __fadd_rn(__fmul_rn(a, m), x); }
+  return __fadd_rn(__fmul_rn(a, m), x);
 #else
-inline float MulThenAdd(float a, float m, float x) {
   const float product = a * m;
   return product + x;
-}
 #endif
+}
 
 OPSCHED_HD inline bool IsUnary(OpCode op) { return op >= OpCode::kNeg && op <= OpCode::kCastBF16; }
 OPSCHED_HD inline bool IsBinary(OpCode op) { return op >= OpCode::kAdd && op <= OpCode::kMin; }
