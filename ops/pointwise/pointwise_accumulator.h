@@ -15,8 +15,9 @@
 //   (kMulAdd: X = spill[slot], or with kOperandImmediate the value of the kOperandWord
 //   that follows it; the superinstructions of FuseSuperinstructions)
 //
-// The operations, their order and their operands are those of the bytecode, so both
-// forms compute bit-identical results.
+// The operations, their order and their operands are those of the bytecode (a
+// superinstruction's operands up to what changes no bit: a negated immediate, the sides
+// of an addition), so both forms compute bit-identical results.
 #pragma once
 
 #include <cstdint>
@@ -102,7 +103,7 @@ struct AccInstruction {
   uint8_t spill_first = 0;  // 1 + the spill slot that acc is stored to first; 0: none
   uint8_t fetch_first = 0;  // 1 + the spill slot acc is then read from; 0: none
   OpCode op = OpCode::kConst;
-  uint8_t mode = 0;  // binary only
+  uint8_t mode = 0;  // binary and kMulAdd only
   uint8_t unused[2] = {};
   float value = 0;  // kConst, an immediate operand
 };

@@ -18,7 +18,9 @@ namespace opsched::pointwise {
 //   exp(x) = ex2.approx(x * log2 e): 2 ulp, plus about |x| units of roundoff from the
 //            rounded argument; .ftz (Triton's is not): below x = -87.3, where exp is
 //            subnormal, 0 instead (within every f32 check's absolute 2^-124), in 2
-//            instructions where the guard for subnormal results took 5;
+//            instructions where the guard for subnormal results took 5. What divides by
+//            such a result or takes its log then meets 0 (inf, -inf) where the subnormal
+//            gave about 1e38 (-87 to -103), as sigmoid's flush already does;
 //   a / b  = div.full.f32: 2 ulp over the full range (unlike __fdividef, right for
 //            |b| > 2^126);
 //   1 / sqrt(x) = rsqrt.approx: 2 ulp.
@@ -109,9 +111,14 @@ OPSCHED_HD inline float Binary(OpCode op, float a, float b) {
 }
 
 // a * m + x with the product rounded before the sum (the bytecode's multiply, then its
-// add: kMulAdd), never contracted to a fused multiply-add.
+// add: kMulAdd), never contracted to a fused multiply-add: on CUDA devices through the
+// intrinsics nvcc never fuses; under clang (hipcc, whose intrinsics are plain operators,
+// and which contracts by default for HIP) with contraction off.
 OPSCHED_HD inline float MulThenAdd(float a, float m, float x) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+#if defined(__CUDA_ARCH__)
   return __fadd_rn(__fmul_rn(a, m), x);
 #else
   const float product = a * m;

@@ -357,10 +357,11 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
 }
 
 // The GPU interpreter's superinstructions (kNegAbs; kMulAdd of an immediate, in the word
-// after it, and of a spill, with the multiplier negated for c - x * m) and its folded keys
-// (kFoldedKey: a spill or fetch before the instruction), at 1 to 16 lanes, spread and
-// consecutive, with the spill slots in shared memory and in registers (blocks of 128 and
-// 256 at 16 lanes), f16, bf16 and f32 beside each other, against the reference.
+// after it, and of a spill, with the multiplier negated for c - x * m) beside folded
+// spills and fetches, at 1 to 16 lanes (the uniform loop at 8 and 16), spread and
+// consecutive, f16, bf16 and f32 beside each other, against the reference. The last
+// program needs 4 spill slots: at 16 lanes a block of 256 keeps them in registers (64
+// KiB), one of 128 in shared memory.
 TEST_P(PointwiseTest, InterpreterSuperinstructionsMatchTheReference) {
   if (OnCpu()) GTEST_SKIP() << "the GPU interpreter's dispatch";
   const Implementation& impl = *registry_.FindImplementation("pointwise_cuda_interpreted");
@@ -377,6 +378,9 @@ TEST_P(PointwiseTest, InterpreterSuperinstructionsMatchTheReference) {
       {"pointwise a=f32[7,96] b=f32[96] out=f32[7,96] expr=\"a*0.125+b*0.5\"", pointwise::OpCode::kMulAdd, false},
       {"pointwise a=bf16[3,1024] b=f32[1024] out=f32[3,1024] expr=\"exp(b)-a*0.125\"", pointwise::OpCode::kMulAdd,
        false},
+      {"pointwise a=f32[96,160] b=f32[160] c=f32[96,160] d=f32[96,1] e=f32[96,160] out=f32[96,160] "
+       "expr=\"a-(b-(c-(d-exp(e)*0.5)))\"",
+       pointwise::OpCode::kMulAdd, false},
   };
   int runs = 0;
   for (const Case& c : cases) {
@@ -401,7 +405,7 @@ TEST_P(PointwiseTest, InterpreterSuperinstructionsMatchTheReference) {
     }
     OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, false, &runs), c.line));
   }
-  EXPECT_EQ(runs, 5 * 8);
+  EXPECT_EQ(runs, 6 * 8);
 }
 
 // The GPU interpreter indexes in 32-bit arithmetic only where the element count and
