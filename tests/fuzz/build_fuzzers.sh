@@ -6,7 +6,7 @@
 # outside Bazel, from exactly the sources their corpus tests depend on
 # (//tests/fuzz:<name>_fuzzer_corpus_test, read with `bazel query`, CPU-only), with the
 # same Debian libraries (protobuf, abseil, fmt, spdlog, zlib) and a protoc run for the
-# .proto files. make rebuilds only what changed. Needs clang-14 and libclang-rt-14-dev
+# .proto files. make rebuilds only what changed, one job a core. Needs clang-14 and libclang-rt-14-dev
 # (tools/setup.sh installs them) and libomp-14-dev for the ops' OpenMP loops.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +15,7 @@ targets=(workload records_log json_import baseline)
 cxx="${CXX_FUZZ:-clang++-14}"
 command -v "$cxx" >/dev/null || { echo "build_fuzzers: $cxx not found (tools/setup.sh installs clang-14)" >&2; exit 1; }
 mkdir -p "$out/gen"
+out_abs="$(cd "$out" && pwd)"  # OUT may be relative or absolute
 export OPSCHED_DISABLE_CUDA=1 OPSCHED_DISABLE_HIP=1  # fuzzing runs on the CPU
 
 # Per target: its .cc and .proto sources, and the defines, copts and linkopts of its
@@ -80,8 +81,8 @@ PY
 
 root="$(pwd)"
 sanitize="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-make -s -C "$out" -f rules.mk all \
+make -s -j"$(nproc)" -C "$out" -f rules.mk all \
   ROOT="$root" CXX="$cxx" \
-  CXXFLAGS="-std=c++20 -O1 -g1 -fno-omit-frame-pointer $sanitize -fsanitize=fuzzer-no-link -I$root -I$root/$out/gen -w" \
+  CXXFLAGS="-std=c++20 -O1 -g1 -fno-omit-frame-pointer $sanitize -fsanitize=fuzzer-no-link -I$root -I$out_abs/gen -w" \
   LINKFLAGS="$sanitize -fsanitize=fuzzer"
 for t in "${targets[@]}"; do echo "build_fuzzers: $out/${t}_fuzzer"; done
