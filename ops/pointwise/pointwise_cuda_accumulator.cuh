@@ -373,17 +373,7 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
         case dispatch::kLoad: {
           const Index offset = OffsetAt<R, Index>(bc, slot, coord);
           const int64_t step = inner_dim >= 0 ? bc.strides[slot][inner_dim] : 0;
-          if constexpr (V == 16) {
-            if (spread == 4) {
-              LoadSpread<V, 4>(bc.types[slot], p.data[slot], offset, step, acc);
-              break;
-            }
-            if (spread == 8) {
-              LoadSpread<V, 8>(bc.types[slot], p.data[slot], offset, step, acc);
-              break;
-            }
-          }
-          LoadRun<V>(bc.types[slot], p.data[slot], offset, step, acc);
+          LoadLanes<V>(spread, bc.types[slot], p.data[slot], offset, step, acc);
           break;
         }
         case dispatch::kConst:
@@ -395,17 +385,7 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
           const int t = bc.num_inputs + slot;
           void* out = const_cast<void*>(p.data[t]);
           const Index offset = OffsetAt<R, Index>(bc, t, coord);
-          if constexpr (V == 16) {
-            if (spread == 4) {
-              StoreSpread<V, 4>(bc.types[t], out, offset, acc);
-              break;
-            }
-            if (spread == 8) {
-              StoreSpread<V, 8>(bc.types[t], out, offset, acc);
-              break;
-            }
-          }
-          StoreRun<V>(bc.types[t], out, offset, acc);
+          StoreLanes<V>(spread, bc.types[t], out, offset, acc);
           break;
         }
         case dispatch::kFetch:

@@ -167,6 +167,29 @@ __device__ inline void StoreSpread(ElementType type, void* base, int64_t offset,
   }
 }
 
+// A group's V lanes of one operand as the launch lays them out: spread over the warp span
+// in chunks of `spread` (4 or 8, at 16 lanes: SpreadChunk) or, with `spread` 0 (and at
+// fewer lanes), consecutive.
+template <int V>
+__device__ inline void LoadLanes(int spread, ElementType type, const void* base, int64_t offset, int64_t step,
+                                 float* x) {
+  if constexpr (V == 16) {
+    if (spread == 4) return LoadSpread<V, 4>(type, base, offset, step, x);
+    if (spread == 8) return LoadSpread<V, 8>(type, base, offset, step, x);
+  }
+  LoadRun<V>(type, base, offset, step, x);
+}
+
+// Stores a group's V lanes laid out as LoadLanes reads them.
+template <int V>
+__device__ inline void StoreLanes(int spread, ElementType type, void* base, int64_t offset, const float* y) {
+  if constexpr (V == 16) {
+    if (spread == 4) return StoreSpread<V, 4>(type, base, offset, y);
+    if (spread == 8) return StoreSpread<V, 8>(type, base, offset, y);
+  }
+  StoreRun<V>(type, base, offset, y);
+}
+
 // Blocks for `work` units of `per_block` each, at most 16 waves of 2048 threads per SM
 // (grid-stride loops take the rest).
 inline unsigned GridFor(int64_t work, int64_t per_block) {
