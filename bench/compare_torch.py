@@ -6,7 +6,8 @@
 
 For every workload of the suite this builds valid random inputs, runs the PyTorch
 equivalent and times it three ways: device time per call with CUDA events and an L2
-flush before each call (the rule opsched bench uses), device time per call replayed
+flush before each call (the one the opsched report was measured with, by default the
+read flush: core/l2_flush.h; --l2-flush), device time per call replayed
 from a CUDA graph (no Python or dispatch overhead), and host wall time per call in a
 back-to-back loop. It reads opsched's figures from `opsched bench --report` JSON and
 prints the speedup (PyTorch time / opsched time) per workload and its geometric mean
@@ -206,14 +207,30 @@ def build(op, tensors, attrs, gen):
 
 
 class Flush:
-    """Overwrites a buffer twice the L2 size, as opsched's measurement does."""
+    """Empties L2 before each timed call the way opsched's measurement does
+    (core/l2_flush.h), with a buffer twice the L2 size: "read" reads it (a sum: L2 is left
+    holding clean lines, and what the last call left dirty is written back before the
+    timed region), "overwrite" fills it (the write-back of its dirty lines then lands in
+    the timed call), "none" does nothing."""
 
-    def __init__(self):
+    def __init__(self, kind):
+        self.kind = kind
         l2 = torch.cuda.get_device_properties(0).L2_cache_size
-        self.buffer = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
+        self.buffer = torch.zeros(2 * l2, dtype=torch.uint8, device="cuda")
+        self.words = self.buffer.view(torch.int64)
 
     def __call__(self, i):
-        self.buffer.fill_(i & 0xFF)
+        if self.kind == "read":
+            self.words.sum()
+        elif self.kind == "overwrite":
+            self.buffer.fill_(i & 0xFF)
+
+
+def report_flush(path):
+    """The L2 flush an opsched bench report.json was measured with ("overwrite" for
+    reports written before reports said)."""
+    with open(path) as f:
+        return json.load(f).get("l2_flush") or "overwrite"
 
 
 def median_events(fn, flush, repeats, warmups=3):
@@ -278,6 +295,9 @@ def main():
                     help="torch.backends.cudnn.benchmark (conv workloads)")
     ap.add_argument("--compile", action="store_true",
                     help="pointwise lines: also time torch.compile of the chain (and its compile time)")
+    ap.add_argument("--l2-flush", choices=["read", "overwrite", "none"],
+                    help="L2 flush before each timed call (default: the --opsched report's, else read); "
+                         "it must match the report's")
     ap.add_argument("--json", help="write the comparison here")
     ap.add_argument("--markdown", help="write a Markdown table here")
     args = ap.parse_args()
@@ -290,9 +310,15 @@ def main():
             for e in json.load(f)["entries"]:
                 if e.get("verdict") != "error":
                     ours[e["line"]] = e
-    flush = Flush()
+    measured_with = report_flush(args.opsched) if args.opsched else None
+    kind = args.l2_flush or measured_with or "read"
+    if measured_with and kind != measured_with:
+        sys.exit(f"compare_torch: {args.opsched} was measured with the {measured_with} L2 flush, "
+                 f"not {kind}: the two sides would not be timed alike")
+    flush = Flush(kind)
     copy_gbps = copy_bandwidth(flush, args.repeats)
-    print(f"copy bandwidth: {copy_gbps:.0f} GB/s (torch copy_ of 512 MiB, read + write bytes)")
+    print(f"copy bandwidth: {copy_gbps:.0f} GB/s (torch copy_ of 512 MiB, read + write bytes); "
+          f"L2 flush: {kind}")
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1)
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.benchmark]
@@ -365,11 +391,11 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
-                       "copy_gbps": copy_gbps, "rows": rows, "summary": summary}, f, indent=1)
+                       "copy_gbps": copy_gbps, "l2_flush": kind, "rows": rows, "summary": summary}, f, indent=1)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(f"Device: {torch.cuda.get_device_name()}, PyTorch {torch.__version__}, "
-                    f"copy bandwidth {copy_gbps:.0f} GB/s\n\n")
+                    f"copy bandwidth {copy_gbps:.0f} GB/s, L2 flush: {kind}\n\n")
             f.write("| line | workload | opsched µs | opsched choice | PyTorch µs | PyTorch graph µs | "
                     "speedup | opsched wall µs | PyTorch wall µs | opsched GB/s (% of copy) |\n"
                     "|---|---|---|---|---|---|---|---|---|---|\n")

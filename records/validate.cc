@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/format.h"
+#include "core/l2_flush.h"
 #include "records/convert.h"
 #include "records/log_format.h"
 #include "records/record_summary.h"
@@ -101,6 +102,9 @@ Status ValidateOutcome(const RecordOutcome& o) {
   OPSCHED_RETURN_IF_ERROR(CheckTime("standard deviation", s.stddev_us()));
   OPSCHED_RETURN_IF_ERROR(CheckTime("host", s.host_us()));
   if (s.repeats() < 0 || s.warmups() < 0) return Invalid("negative repeat or warm-up count");
+  if (!s.l2_flush().empty() && !ParseL2Flush(s.l2_flush()).ok()) {
+    return Invalid(fmt::format("unknown L2 flush of {} bytes (read, overwrite or none)", s.l2_flush().size()));
+  }
   if (o.status == OK && !(s.median_us() > 0 && s.repeats() >= 1)) {
     return Invalid(fmt::format("ok record without a measurement (median {} µs, {} repeats)",
                                s.median_us(), s.repeats()));

@@ -77,6 +77,7 @@ void AddBenchCommand(CLI::App& app, int* exit_code) {
   b->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}))
       ->capture_default_str();
+  AddL2FlushOption(b, &options->measure.l2_flush);
   b->add_flag("--no-progress", flags->no_progress, "No progress line");
   AddWideFlag(b, &flags->width);
   b->callback([=] {

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/l2_flush.h"
+
 namespace opsched::tools {
 
 void AddRecordsCommand(CLI::App& app, int* exit_code);
@@ -21,6 +23,10 @@ void AddRecordsTrainCommand(CLI::App* records, int* exit_code);
 // --wide: tables print every column in full instead of fitting kTableWidth (120) columns.
 // Sets *width to 0 when given.
 void AddWideFlag(CLI::App* command, size_t* width);
+
+// --l2-flush read|overwrite|none: how a GPU measurement empties L2 before each timed
+// repetition (core/l2_flush.h; default read). Sets *flush.
+void AddL2FlushOption(CLI::App* command, L2Flush* flush);
 
 // Reads the whole suite at `path` before anything is measured. False, after printing
 // each bad line's error ("SUITE:LINE: column C: message") and "opsched COMMAND: N bad

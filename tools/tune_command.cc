@@ -136,6 +136,7 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--min-repeats", flags->min_repeats, "Timed repetitions at least")->capture_default_str();
   tune->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds at least per candidate")
       ->capture_default_str();
+  AddL2FlushOption(tune, &options->measure.l2_flush);
   tune->add_flag("--no-progress", flags->no_progress, "No progress line");
   AddWideFlag(tune, &flags->width);
   tune->callback([=] {

@@ -55,6 +55,7 @@ StatusOr<Stats> MeasureUntil(SampleClock& clock, const MeasureOptions& options) 
   OPSCHED_ASSIGN_OR_RETURN(std::vector<double> samples, MeasureSamples(clock, options, &warmups));
   Stats stats = Summarize(std::move(samples), warmups);
   stats.host_us = Median(clock.host_samples());
+  stats.l2_flush = clock.l2_flush();
   return stats;
 }
 
@@ -65,11 +66,10 @@ DeviceClock::DeviceClock(Trial* trial, const Implementation* impl, Config config
 Status DeviceClock::Prepare() {
   if (prepared_) return absl::OkStatus();
   OPSCHED_RETURN_IF_ERROR(trial_->Prepare(*impl_, config_));
-  const Device device = trial_->stream().device();
-  if (device.is_gpu() && options_.flush_l2) {
-    StatusOr<Target> t = QueryTarget(device);
-    const size_t bytes = 2 * static_cast<size_t>(t.ok() && t->l2_bytes > 0 ? t->l2_bytes : 64 << 20);
-    OPSCHED_ASSIGN_OR_RETURN(flush_, Buffer::Allocate(device, bytes));
+  const Stream& stream = trial_->stream();
+  if (stream.device().is_gpu() && options_.l2_flush != L2Flush::kNone) {
+    StatusOr<Target> t = QueryTarget(stream.device());
+    OPSCHED_ASSIGN_OR_RETURN(flusher_, L2Flusher::Create(options_.l2_flush, stream, t.ok() ? t->l2_bytes : 0));
   }
   prepared_ = true;
   return absl::OkStatus();
@@ -83,6 +83,11 @@ namespace {
 constexpr int kHostWindow = 16;
 
 }  // namespace
+
+std::string DeviceClock::l2_flush() const {
+  if (!prepared_ || !trial_->stream().device().is_gpu()) return "";
+  return std::string(L2FlushName(flusher_.kind()));
+}
 
 Status DeviceClock::Sample(int count, std::vector<double>* us) {
   OPSCHED_RETURN_IF_ERROR(Prepare());
@@ -108,10 +113,8 @@ Status DeviceClock::Sample(int count, std::vector<double>* us) {
       // full, the host would wait for room in every call and time the device's pace.
       OPSCHED_RETURN_IF_ERROR(stream.Synchronize());
     }
-    if (flush_.size() > 0) {
-      // Outside the events: only the candidate's own work is timed, on a cold L2.
-      OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));
-    }
+    // Outside the events: only the candidate's own work is timed, on a cold L2.
+    OPSCHED_RETURN_IF_ERROR(flusher_.Flush(stream, i));
     OPSCHED_RETURN_IF_ERROR(starts_[i].Record(stream));
     const auto host_start = std::chrono::steady_clock::now();
     OPSCHED_RETURN_IF_ERROR(trial_->Launch(*impl_, config_));

@@ -51,12 +51,13 @@ records::StatsProto ToProto(const Stats& s) {
   p.set_repeats(s.repeats);
   p.set_warmups(s.warmups);
   p.set_host_us(s.host_us);
+  p.set_l2_flush(s.l2_flush);
   return p;
 }
 
 Stats FromProto(const records::StatsProto& p) {
   return Stats{p.median_us(), p.min_us(), p.max_us(), p.mean_us(), p.stddev_us(),
-               p.repeats(),   p.warmups(), p.host_us()};
+               p.repeats(),   p.warmups(), p.host_us(), p.l2_flush()};
 }
 
 }  // namespace opsched

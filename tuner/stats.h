@@ -1,6 +1,7 @@
 // Stats: the summary of timed repetitions that a record keeps.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "records/records.pb.h"
@@ -16,6 +17,7 @@ struct Stats {
   int repeats = 0;
   int warmups = 0;
   double host_us = 0;  // median host time per call (StatsProto.host_us); 0: not measured
+  std::string l2_flush;  // StatsProto.l2_flush: "read", "overwrite", "none"; empty on a CPU
 };
 
 // Summarises `samples_us` (microseconds, at least one).

@@ -83,7 +83,8 @@ MeasureOptions FromProto(const tuner::MeasureOptionsProto& p) {
   m.min_total_ms = p.min_total_ms();
   m.max_repeats = p.max_repeats();
   m.max_total_ms = p.max_total_ms();
-  m.flush_l2 = p.flush_l2();
+  // The coordinator sends a name it parsed itself; an empty or unknown one keeps the default.
+  if (StatusOr<L2Flush> f = ParseL2Flush(p.l2_flush()); f.ok()) m.l2_flush = *f;
   m.cutoff_us = p.cutoff_us();
   return m;
 }
@@ -95,7 +96,7 @@ tuner::MeasureOptionsProto ToProto(const MeasureOptions& m) {
   p.set_min_total_ms(m.min_total_ms);
   p.set_max_repeats(m.max_repeats);
   p.set_max_total_ms(m.max_total_ms);
-  p.set_flush_l2(m.flush_l2);
+  p.set_l2_flush(std::string(L2FlushName(m.l2_flush)));
   p.set_cutoff_us(m.cutoff_us);
   return p;
 }

@@ -8,6 +8,7 @@
 
 #include "core/atomic_file.h"
 #include "core/format.h"
+#include "core/l2_flush.h"
 #include "core/read_file.h"
 
 namespace opsched::bench {
@@ -33,6 +34,11 @@ std::string DefaultBaselinePath(const Target& target) {
   return fmt::format("bench/baselines/{}-{}.json", DeviceKindName(target.kind), Slug(target.device_name));
 }
 
+std::string BaselineFlush(const BaselineEntry& e, const Target& target) {
+  if (!e.l2_flush().empty() || target.kind == DeviceKind::kCpu) return e.l2_flush();
+  return std::string(L2FlushName(L2Flush::kOverwrite));
+}
+
 StatusOr<Baseline> ParseBaseline(std::string_view json, const std::string& name) {
   Baseline b;
   auto s = google::protobuf::util::JsonStringToMessage(
@@ -50,6 +56,8 @@ StatusOr<Baseline> ParseBaseline(std::string_view json, const std::string& name)
       problem = fmt::format("has median {} µs", e.median_us());
     } else if (!Time(e.ci_low_us()) || !Time(e.ci_high_us())) {
       problem = fmt::format("has bounds {} to {} µs", e.ci_low_us(), e.ci_high_us());
+    } else if (!e.l2_flush().empty() && !ParseL2Flush(e.l2_flush()).ok()) {
+      problem = "names an unknown L2 flush (read, overwrite or none)";
     }
     if (!problem.empty()) {
       return absl::InvalidArgumentError(fmt::format("bad baseline {}: entry {} {}", name, i, problem));
@@ -90,6 +98,7 @@ Status WriteBaseline(const BenchReport& report, const std::string& path) {
     be->set_ci_high_us(e.tuned().ci_high_us());
     be->set_implementation(e.tuned().implementation());
     be->set_config(e.tuned().config());
+    be->set_l2_flush(report.l2_flush());
   }
   google::protobuf::util::JsonPrintOptions o;
   o.add_whitespace = true;

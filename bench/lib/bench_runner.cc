@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include "records/convert.h"
 #include "records/database.h"
 #include "strategies/dispatcher.h"
+#include "tuner/l2_flusher.h"
 #include "tuner/progress.h"
 #include "tuner/suite.h"
 #include "tuner/trial.h"
@@ -49,9 +51,8 @@ class RuntimeClock : public SampleClock {
       }
       return absl::OkStatus();
     }
-    if (flush_.size() == 0 && options_.flush_l2) {
-      const size_t bytes = 2 * static_cast<size_t>(std::max<int64_t>(runtime_->target().l2_bytes, 32 << 20));
-      OPSCHED_ASSIGN_OR_RETURN(flush_, Buffer::Allocate(stream.device(), bytes));
+    if (!flusher_) {
+      OPSCHED_ASSIGN_OR_RETURN(flusher_, L2Flusher::Create(options_.l2_flush, stream, runtime_->target().l2_bytes));
     }
     while (static_cast<int>(starts_.size()) < count) {
       OPSCHED_ASSIGN_OR_RETURN(Event a, Event::Create(stream.device()));
@@ -60,9 +61,7 @@ class RuntimeClock : public SampleClock {
       ends_.push_back(std::move(b));
     }
     for (int i = 0; i < count; ++i) {
-      if (flush_.size() > 0) {
-        OPSCHED_RETURN_IF_ERROR(gpu::MemsetAsync(flush_.data(), i & 0xff, flush_.size(), stream.native()));
-      }
+      OPSCHED_RETURN_IF_ERROR(flusher_->Flush(stream, i));
       OPSCHED_RETURN_IF_ERROR(starts_[i].Record(stream));
       OPSCHED_RETURN_IF_ERROR(runtime_->Run(trial_->workload(), trial_->tensors(), stream));
       OPSCHED_RETURN_IF_ERROR(ends_[i].Record(stream));
@@ -79,7 +78,7 @@ class RuntimeClock : public SampleClock {
   Runtime* runtime_;
   Trial* trial_;
   MeasureOptions options_;
-  Buffer flush_;
+  std::optional<L2Flusher> flusher_;  // created at the first GPU sample
   std::vector<Event> starts_, ends_;
 };
 
@@ -275,11 +274,25 @@ Status BenchOne(const Registry& registry, const BenchOptions& options, Runtime& 
 
 StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& options) {
   OPSCHED_ASSIGN_OR_RETURN(std::vector<SuiteEntry> suite, ReadSuite(options.suite_path, registry));
+  const std::string flush(options.target.kind != DeviceKind::kCpu ? L2FlushName(options.measure.l2_flush) : "");
   std::map<std::string, double> baseline;
+  int other_flush = 0;  // baseline entries measured with another L2 flush: not compared
   if (!options.baseline_path.empty()) {
     StatusOr<Baseline> b = LoadBaseline(options.baseline_path);
     if (b.ok()) {
-      for (const BaselineEntry& e : b->entries()) baseline[e.workload()] = e.median_us();
+      for (const BaselineEntry& e : b->entries()) {
+        if (BaselineFlush(e, options.target) == flush) {
+          baseline[e.workload()] = e.median_us();
+        } else {
+          ++other_flush;
+        }
+      }
+      if (other_flush > 0) {
+        fmt::print(stderr,
+                   "opsched bench: {} entries of baseline {} were measured with another L2 flush than "
+                   "this run's ({}); they are not compared (--l2-flush, or --update-baseline)\n",
+                   other_flush, options.baseline_path, flush);
+      }
     } else if (!absl::IsNotFound(b.status()) || options.require_baseline) {
       return absl::IsNotFound(b.status())
                  ? absl::NotFoundError(fmt::format("{} (--update-baseline writes one)", b.status().message()))
@@ -312,6 +325,7 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   report.set_tolerance_pct(options.tolerance * 100);
   report.set_min_change_us(options.min_change_us);
   report.set_baseline(options.baseline_path);
+  report.set_l2_flush(flush);
   report.set_timestamp_unix_s(std::chrono::duration_cast<std::chrono::seconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count());

@@ -55,6 +55,7 @@ TEST(BaselineTest, EntriesThatCannotBeJudgedAreRefused) {
       {R"({"entries": [{"median_us": 1}]})", "no printable workload"},
       {R"({"entries": [{"workload": "w", "median_us": 1}, {"workload": "w", "median_us": 2}]})", "repeats"},
       {R"({"entries": [)", "bad baseline"},
+      {R"({"entries": [{"workload": "w", "median_us": 1, "l2_flush": "fill"}]})", "unknown L2 flush"},
   };
   for (const auto& [json, why] : bad) {
     StatusOr<Baseline> b = ParseBaseline(json, "b.json");
@@ -63,6 +64,23 @@ TEST(BaselineTest, EntriesThatCannotBeJudgedAreRefused) {
   }
   EXPECT_EQ(LoadBaseline(TempDir()).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(LoadBaseline(TempPath("none.json")).status().code(), StatusCode::kNotFound);
+}
+
+// Each entry keeps the L2 flush of the run that measured it; entries written before
+// baselines kept it were measured with the overwrite on a GPU, and with none on a CPU.
+TEST(BaselineTest, EntriesSayWhichL2FlushMeasuredThem) {
+  const std::string path = TempPath("flush.json");
+  BenchReport report = Report(2, 5);
+  report.set_l2_flush("read");
+  OPSCHED_ASSERT_OK(WriteBaseline(report, path));
+  StatusOr<Baseline> b = LoadBaseline(path);
+  ASSERT_TRUE(b.ok()) << b.status();
+  Target gpu;
+  gpu.kind = DeviceKind::kCuda;
+  for (const BaselineEntry& e : b->entries()) EXPECT_EQ(BaselineFlush(e, gpu), "read");
+  BaselineEntry old;
+  EXPECT_EQ(BaselineFlush(old, gpu), "overwrite");
+  EXPECT_EQ(BaselineFlush(old, Target{}), "");
 }
 
 }  // namespace

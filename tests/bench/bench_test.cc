@@ -165,6 +165,18 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
     EXPECT_NE(e.verdict(), "new") << e.workload();
     EXPECT_GT(e.baseline_us(), 0);
   }
+  // Entries measured with an L2 flush (a GPU run's) are not compared with a run measured
+  // otherwise (a CPU run has no flush): reported as new, not judged.
+  BenchReport flushed = *first;
+  flushed.set_l2_flush("read");
+  OPSCHED_ASSERT_OK(WriteBaseline(flushed, o.baseline_path));
+  StatusOr<BenchReport> third = RunBench(Registry::Global(), o);
+  ASSERT_TRUE(third.ok()) << third.status();
+  EXPECT_EQ(third->l2_flush(), "");
+  for (const BenchEntry& e : third->entries()) {
+    EXPECT_EQ(e.baseline_us(), 0) << e.workload();
+    EXPECT_EQ(e.verdict(), "new") << e.workload();
+  }
   // A corrupt baseline is an error, not a silent pass.
   std::ofstream(o.baseline_path) << "{ not json";
   EXPECT_FALSE(RunBench(Registry::Global(), o).ok());

@@ -40,6 +40,8 @@ std::vector<std::pair<Record, std::string>> Broken() {
   add([](Record& r) { r.mutable_stats()->set_max_us(INFINITY); }, "max is inf");
   add([](Record& r) { r.mutable_stats()->set_host_us(-3); }, "host is -3");
   add([](Record& r) { r.mutable_stats()->set_host_us(NAN); }, "host is nan");
+  add([](Record& r) { r.mutable_stats()->set_l2_flush("flush"); }, "unknown L2 flush");
+  add([](Record& r) { r.mutable_stats()->set_l2_flush("Read"); }, "unknown L2 flush");
   add([](Record& r) { r.mutable_workload()->set_hash(42); }, "stored with hash");
   add([](Record& r) { r.mutable_workload()->set_key("scatter"); }, "stored with key");
   add([](Record& r) { r.mutable_workload()->mutable_tensors(0)->set_dtype("f128"); }, "workload:");
@@ -66,6 +68,11 @@ TEST(ValidateTest, EachRuleIsCheckedAndNamed) {
   failure.set_status(CRASHED);
   failure.clear_stats();
   OPSCHED_EXPECT_OK(ValidateRecord(failure));  // failures carry no measurement
+  for (const char* flush : {"", "read", "overwrite", "none"}) {
+    Record r = Good();
+    r.mutable_stats()->set_l2_flush(flush);
+    EXPECT_TRUE(ValidateRecord(r).ok()) << flush << ": " << ValidateRecord(r);
+  }
   for (const auto& [record, why] : Broken()) {
     Status s = ValidateRecord(record);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << why << ": " << s;

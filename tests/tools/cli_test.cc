@@ -263,6 +263,8 @@ TEST(CliTest, HelpShowsEveryDefault) {
   for (const Expected& e : std::vector<Expected>{{"tune", "--policy", "=xgb"},
                                                  {"tune", "--trials", "=64"},
                                                  {"tune", "--timeout", "=60"},
+                                                 {"tune", "--l2-flush", "=read"},
+                                                 {"bench", "--l2-flush", "=read"},
                                                  {"bench", "--tolerance", "=5"},
                                                  {"bench", "--min-change-us", "=0.5"},
                                                  {"bench", "--rounds", "=3"},
@@ -278,6 +280,18 @@ TEST(CliTest, HelpShowsEveryDefault) {
     const std::string line = OptionLine(help.out, e.option);
     EXPECT_NE(line.find(e.shown), std::string::npos) << e.command << " " << e.option << ": '" << line << "'";
   }
+}
+
+TEST(CliTest, AnUnknownL2FlushIsRefusedBeforeAnythingRuns) {
+  const std::string suite = Suite("flush.txt", "reduce x=f32[16,4] axes=1 op=sum\n");
+  const std::string log = TempPath("flush.log");
+  for (const std::string command : {"tune --records " + log, std::string("bench")}) {
+    Result r = Opsched(fmt::format("{} --suite {} --target cpu --l2-flush fill", command, suite));
+    EXPECT_NE(r.code, 0) << command;
+    EXPECT_NE(r.err.find("--l2-flush"), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("fill"), std::string::npos) << command << ": " << r.err;
+  }
+  EXPECT_FALSE(std::ifstream(log).good()) << "nothing may be logged";
 }
 
 TEST(CliTest, VersionSaysWhatWasBuiltFromAndWith) {

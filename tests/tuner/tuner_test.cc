@@ -2,7 +2,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -15,7 +17,9 @@
 #include "records/log_writer.h"
 #include "tests/records/record_factory.h"
 #include "tests/test_util.h"
+#include "core/gpu/l2_flush_kernels.h"
 #include "tuner/evaluator.h"
+#include "tuner/l2_flusher.h"
 #include "tuner/measure.h"
 #include "tuner/memory_need.h"
 #include "tuner/search_policy.h"
@@ -129,6 +133,89 @@ TEST(MeasureTest, HostTimeIsTheMedianOfTheHostSamples) {
   EXPECT_DOUBLE_EQ(MeasureUntil(cpu, o)->host_us, 0.0);
 }
 
+TEST(L2FlushTest, NamesReadBackAndAnUnknownOneIsAClearError) {
+  for (L2Flush f : {L2Flush::kRead, L2Flush::kOverwrite, L2Flush::kNone}) {
+    StatusOr<L2Flush> back = ParseL2Flush(L2FlushName(f));
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(*back, f);
+  }
+  EXPECT_EQ(L2FlushName(MeasureOptions{}.l2_flush), "read");  // the default
+  const StatusOr<L2Flush> bad = ParseL2Flush("fill");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown L2 flush 'fill' (read, overwrite or none)"), std::string::npos)
+      << bad.status();
+}
+
+// Stats (and so records) say which flush preceded the repetitions; a clock without one
+// (the CPU's) leaves it empty.
+TEST(MeasureTest, StatsSayWhichL2FlushMeasuredThem) {
+  class FlushedClock : public ScriptedClock {
+   public:
+    FlushedClock() : ScriptedClock([](int) { return 10.0; }) {}
+    std::string l2_flush() const override { return "overwrite"; }
+  };
+  MeasureOptions o;
+  o.min_total_ms = 0;
+  FlushedClock flushed;
+  StatusOr<Stats> s = MeasureUntil(flushed, o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->l2_flush, "overwrite");
+  EXPECT_EQ(ToProto(*s).l2_flush(), "overwrite");
+  EXPECT_EQ(FromProto(ToProto(*s)).l2_flush, "overwrite");
+  ScriptedClock cpu([](int) { return 10.0; });
+  EXPECT_EQ(MeasureUntil(cpu, o)->l2_flush, "");
+}
+
+// On a GPU: an input half the L2 size, read again and again, stays in L2 without a flush;
+// the read flush and the overwrite both send it back to device memory, so each read of it
+// then takes longer. The read flush leaves its own buffer as it was.
+TEST(L2FlusherTest, EachFlushEmptiesL2AsItSaysOnAGpu) {
+  OPSCHED_REQUIRE_GPU();
+  StatusOr<Target> gpu = QueryTarget(Device::Cuda(0));
+  OPSCHED_ASSERT_OK(gpu.status());
+  StatusOr<Stream> stream = Stream::Create(gpu->device());
+  OPSCHED_ASSERT_OK(stream.status());
+  const size_t bytes = static_cast<size_t>(std::max<int64_t>(gpu->l2_bytes, 8 << 20) / 2) & ~size_t(15);
+  StatusOr<Buffer> input = Buffer::Allocate(gpu->device(), bytes);
+  OPSCHED_ASSERT_OK(input.status());
+  std::vector<uint32_t> pattern(bytes / 4);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<uint32_t>(i * 2654435761u);
+  OPSCHED_ASSERT_OK(gpu::MemcpyAsync(input->data(), pattern.data(), bytes, stream->native()));
+  OPSCHED_ASSERT_OK(gpu::ReadBufferAsync(input->data(), bytes, stream->native()));
+  std::vector<uint32_t> back(pattern.size());
+  OPSCHED_ASSERT_OK(gpu::MemcpyAsync(back.data(), input->data(), bytes, stream->native()));
+  OPSCHED_ASSERT_OK(stream->Synchronize());
+  EXPECT_TRUE(back == pattern) << "the read kernel changed the buffer it read";
+
+  std::map<L2Flush, double> median;
+  for (L2Flush kind : {L2Flush::kNone, L2Flush::kRead, L2Flush::kOverwrite}) {
+    StatusOr<L2Flusher> flusher = L2Flusher::Create(kind, *stream, gpu->l2_bytes);
+    OPSCHED_ASSERT_OK(flusher.status());
+    EXPECT_EQ(flusher->kind(), kind);
+    constexpr int kRepetitions = 31;
+    std::vector<Event> starts, ends;
+    for (int i = 0; i < kRepetitions; ++i) {
+      starts.push_back(*Event::Create(gpu->device()));
+      ends.push_back(*Event::Create(gpu->device()));
+    }
+    OPSCHED_ASSERT_OK(gpu::ReadBufferAsync(input->data(), bytes, stream->native()));  // in L2 now
+    for (int i = 0; i < kRepetitions; ++i) {
+      OPSCHED_ASSERT_OK(flusher->Flush(*stream, i));
+      OPSCHED_ASSERT_OK(starts[i].Record(*stream));
+      OPSCHED_ASSERT_OK(gpu::ReadBufferAsync(input->data(), bytes, stream->native()));
+      OPSCHED_ASSERT_OK(ends[i].Record(*stream));
+    }
+    OPSCHED_ASSERT_OK(stream->Synchronize());
+    std::vector<double> us;
+    for (int i = 0; i < kRepetitions; ++i) us.push_back(*Event::ElapsedMs(starts[i], ends[i]) * 1000);
+    median[kind] = Median(us);
+  }
+  std::printf("reading %zu MiB: %.2f us after no flush, %.2f after the read flush, %.2f after the overwrite\n",
+              bytes >> 20, median[L2Flush::kNone], median[L2Flush::kRead], median[L2Flush::kOverwrite]);
+  EXPECT_GT(median[L2Flush::kRead], 1.2 * median[L2Flush::kNone]);
+  EXPECT_GT(median[L2Flush::kOverwrite], 1.2 * median[L2Flush::kNone]);
+}
+
 TEST(MeasureTest, MedianIgnoresOutliersAndWarmupsAreDiscarded) {
   // The first 3 calls (warm-ups) are 100x slower; one timed repetition in 10 is an outlier.
   ScriptedClock clock([](int i) { return i < 3 ? 1e6 : (i % 10 == 0 ? 5000.0 : 100.0 + i % 3); });
@@ -209,6 +296,7 @@ TEST(EvaluatorTest, WrongResultIsRecordedAndNotTimed) {
   EXPECT_EQ(good.status, records::OK) << good.message;
   EXPECT_GE(good.stats.repeats, 3);
   EXPECT_GT(good.stats.median_us, 5);
+  EXPECT_EQ(good.stats.l2_flush, "");  // a CPU measurement has no flush
   EXPECT_EQ(evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=99,b=5")}, o).status,
             records::NOT_APPLICABLE);
   EXPECT_EQ(evaluator.Evaluate(Bump(), Candidate{"no_such", Config()}, o).status,
@@ -236,6 +324,7 @@ TEST(EvaluatorTest, HostTimeShowsACallThatWaitsForTheDevice) {
   EXPECT_GT(async.stats.host_us, 0);
   EXPECT_LT(async.stats.host_us, 0.5 * async.stats.median_us) << async.stats.host_us;
   EXPECT_GE(sync.stats.host_us, sync.stats.median_us) << sync.stats.host_us;
+  EXPECT_EQ(async.stats.l2_flush, "read");  // the default flush, recorded
 }
 
 TEST(EvaluatorTest, CrashAndHangEndTheWorkerNotTheSession) {
