@@ -1,7 +1,5 @@
 #include "tuner/l2_flusher.h"
 
-#include <algorithm>
-
 #include "core/gpu/gpu_backend.h"
 #include "core/gpu/l2_flush_kernels.h"
 

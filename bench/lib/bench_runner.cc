@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -276,22 +277,36 @@ StatusOr<BenchReport> RunBench(const Registry& registry, const BenchOptions& opt
   OPSCHED_ASSIGN_OR_RETURN(std::vector<SuiteEntry> suite, ReadSuite(options.suite_path, registry));
   const std::string flush(options.target.kind != DeviceKind::kCpu ? L2FlushName(options.measure.l2_flush) : "");
   std::map<std::string, double> baseline;
-  int other_flush = 0;  // baseline entries measured with another L2 flush: not compared
+  int other_flush = 0;  // baseline entries of this suite measured with another L2 flush: not compared
   if (!options.baseline_path.empty()) {
     StatusOr<Baseline> b = LoadBaseline(options.baseline_path);
     if (b.ok()) {
+      std::set<std::string> in_suite;
+      for (const SuiteEntry& s : suite) {
+        if (s.error.ok()) in_suite.insert(s.workload.ToString());
+      }
+      int same_flush = 0;
       for (const BaselineEntry& e : b->entries()) {
+        const bool ours = in_suite.count(e.workload()) > 0;
         if (BaselineFlush(e, options.target) == flush) {
           baseline[e.workload()] = e.median_us();
+          same_flush += ours;
         } else {
-          ++other_flush;
+          other_flush += ours;
         }
+      }
+      if (other_flush > 0 && same_flush == 0 && options.require_baseline) {
+        // Nothing of this suite left to judge by: as a missing baseline, not a silent pass.
+        return absl::NotFoundError(fmt::format(
+            "every entry of baseline {} for this suite was measured with another L2 flush than this run's ({}): "
+            "--l2-flush compares with them, --update-baseline writes this run's",
+            options.baseline_path, flush.empty() ? "none, on a CPU" : flush));
       }
       if (other_flush > 0) {
         fmt::print(stderr,
-                   "opsched bench: {} entries of baseline {} were measured with another L2 flush than "
+                   "opsched bench: {} entries of baseline {} for this suite were measured with another L2 flush than "
                    "this run's ({}); they are not compared (--l2-flush, or --update-baseline)\n",
-                   other_flush, options.baseline_path, flush);
+                   other_flush, options.baseline_path, flush.empty() ? "none, on a CPU" : flush);
       }
     } else if (!absl::IsNotFound(b.status()) || options.require_baseline) {
       return absl::IsNotFound(b.status())

@@ -177,6 +177,14 @@ TEST(BenchRunTest, ReportsAndBaselinesOfACpuRun) {
     EXPECT_EQ(e.baseline_us(), 0) << e.workload();
     EXPECT_EQ(e.verdict(), "new") << e.workload();
   }
+  // A gate (a baseline required) with no entry of its flush left fails as a missing
+  // baseline would, rather than pass with nothing judged.
+  BenchOptions gate = o;
+  gate.require_baseline = true;
+  const StatusOr<BenchReport> ungated = RunBench(Registry::Global(), gate);
+  ASSERT_FALSE(ungated.ok());
+  EXPECT_EQ(ungated.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(ungated.status().message().find("another L2 flush"), std::string::npos) << ungated.status();
   // A corrupt baseline is an error, not a silent pass.
   std::ofstream(o.baseline_path) << "{ not json";
   EXPECT_FALSE(RunBench(Registry::Global(), o).ok());

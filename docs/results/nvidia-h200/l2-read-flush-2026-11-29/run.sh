@@ -11,7 +11,9 @@
 #   d: dtypes.txt with the read flush once more, beside PyTorch (is line 7's doubled eager time under the read
 #      flush reproducible?); the pointwise part of c again with time for it;
 #   e: dtypes.txt lines 22, 24, 28, 30 (the large memory-bound reductions) tuned afresh with the read flush
-#      (a new log, the shipped logs as transfer seeds), then served from it beside PyTorch.
+#      (a new log, the shipped logs as transfer seeds), then served from it beside PyTorch;
+#   f: the held-out models file out of the box (the shipped logs and the shipped model) beside PyTorch, and
+#      explain of its line 17 (a 3x3 conv at 25x34 served from a nearest record below cuDNN's heuristic).
 set -uo pipefail
 part=$1
 T0=$(date +%s); W=/tmp/res; mkdir -p $W; H=.out/h74; R=bench/records/nvidia-h200; cp $H/*.sh $W/
@@ -77,5 +79,17 @@ e)
   (cd bench && timeout 60 python3 compare_torch.py --suite ../$H/mem4.txt --opsched $W/mem4/report.json \
      --json $W/compare_mem4.json > $W/compare_mem4.txt 2>&1; echo "compare mem4 rc=$? $(( $(date +%s) - T0 ))s")
   cat $W/compare_mem4.txt ;;
+f)
+  timeout 150 .bundle/run opsched bench --suite bench/suites/models/heldout.txt --records $L --model $R/model.opsm \
+    --reference $H/reference_heldout.log $B --baseline /tmp/b5.json --report $W/heldout_model > $W/bench_heldout_model.txt 2>&1
+  echo "bench heldout model rc=$? $(( $(date +%s) - T0 ))s"; save
+  (cd bench && timeout 150 python3 compare_torch.py --suite suites/models/heldout.txt --opsched $W/heldout_model/report.json \
+     --benchmark both --json $W/compare_heldout_model.json --markdown $W/compare_heldout_model.md > $W/compare_heldout_model.txt 2>&1; echo "compare heldout model rc=$? $(( $(date +%s) - T0 ))s")
+  grep -h "geomean" $W/compare_heldout_model.txt; save
+  w17=$(grep -v '^#' bench/suites/models/heldout.txt | grep -m1 'x=f32\[2,256,25,34\]' | sed 's/ *#.*//')
+  for m in "" "--model $R/model.opsm"; do
+    timeout 60 .bundle/run opsched explain --records $L $m "$w17" >> $W/explain17.txt 2>&1; echo "---" >> $W/explain17.txt
+  done
+  cat $W/explain17.txt | head -60 ;;
 esac
 echo "done $part $(( $(date +%s) - T0 ))s"; save
