@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(Bounds<Spill>::kThreads, Bounds<Spill>::kMinBl
           EachSpilled<V, false>(spill, slot, acc, [m](float a, float x) { return MulThenAdd(a, m, x); });
           break;
         }
-        case dispatch::kNegAbs: Each<V>(acc, [](float v) { return -fabsf(v); }); break;
+        OPSCHED_UNARY_CASE(kNegAbs)
         OPSCHED_MODE_CASE(kDiv, kDiv)
         OPSCHED_MODE_CASE(kMax, kMax)
         OPSCHED_MODE_CASE(kMin, kMin)
