@@ -1,5 +1,6 @@
 #include "ops/pointwise/pointwise_compile.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/format.h"
@@ -12,6 +13,20 @@ struct Value {
   Instruction in;        // operands a, b as value ids until slots are assigned
   int last_use = -1;     // instruction index
 };
+
+// The values that wait at once while e is computed as a tree, its operands in the better
+// order (Ershov's number): a load 1, a constant 0 (the accumulator form folds it into the
+// instruction that uses it), an operation the larger of its operands' needs, or one more
+// where they tie. Computing the operand that needs more first keeps fewer values waiting:
+// `a*0.5 + f(g(a))*h(a)` spills two values instead of three.
+int Need(const Expr& e) {
+  if (e.op == OpCode::kLoad) return 1;
+  if (e.args.empty()) return 0;
+  const int a = Need(e.args[0]);
+  if (e.args.size() == 1) return a;
+  const int b = Need(e.args[1]);
+  return a == b ? a + 1 : std::max(a, b);
+}
 
 struct Emitter {
   const std::vector<std::string>& inputs;
@@ -30,10 +45,13 @@ struct Emitter {
     } else if (e.op == OpCode::kConst) {
       in.value = static_cast<float>(e.value);
     } else {
-      // Operand ids fit: more than kMaxInstructions values is refused below.
-      const int a = Emit(e.args[0]);
-      in.a = static_cast<uint8_t>(std::min(a, 255));
-      if (e.args.size() > 1) in.b = static_cast<uint8_t>(std::min(Emit(e.args[1]), 255));
+      // Operand ids fit: more than kMaxInstructions values is refused below. The operand
+      // that needs more slots is computed first (the operands keep their places).
+      const bool second_first = e.args.size() > 1 && Need(e.args[1]) > Need(e.args[0]);
+      const int first = Emit(e.args[second_first ? 1 : 0]);
+      const int second = e.args.size() > 1 ? Emit(e.args[second_first ? 0 : 1]) : first;
+      in.a = static_cast<uint8_t>(std::min(second_first ? second : first, 255));
+      if (e.args.size() > 1) in.b = static_cast<uint8_t>(std::min(second_first ? first : second, 255));
     }
     values.push_back(Value{in});
     by_text[text] = static_cast<int>(values.size()) - 1;

@@ -217,10 +217,18 @@ __device__ inline void Store(SharedSpillSlots<V, B>& spill, int slot, const floa
   spill.Store(slot, acc);
 }
 
+// Registers a thread of the shared-slot kernel keeps: 48 with 16 lanes, 40 with fewer
+// (ptxas took 64 and 52-56 unbounded; at these it spills nothing with a rank of 2 or 4,
+// and 24 bytes at 16 lanes and rank 8), so that 5 or 6 blocks of 256 stay resident
+// instead of 4 where the spill slots' shared memory allows. On the H200 the 8-op chain
+// took 159.0 -> 143.0 us with the Need order's two spill slots; 40 at 16 lanes spilled
+// to local memory and took 151.0.
+constexpr int SharedSlotRegisters(int V) { return V >= 16 ? 48 : 40; }
+
 // The kernel's launch bounds: with private slots the largest block and no bound on
 // resident blocks (ptxas then keeps up to 128 registers; a stated 1 let it take 150,
 // spilling nothing but slower); with shared slots the block B itself, and enough of them
-// resident for 64 registers a thread.
+// resident for SharedSlotRegisters(V) registers a thread.
 // (One template argument, Spill: HIP's __launch_bounds__ is a macro, which a comma
 // inside a template argument list would split.)
 template <typename Spill>
@@ -233,7 +241,7 @@ struct Bounds<SpillSlots<S, V, kInRegisters>> {
 template <int V, int B>
 struct Bounds<SharedSpillSlots<V, B>> {
   static constexpr int kThreads = B;
-  static constexpr int kMinBlocks = 65536 / (64 * B);
+  static constexpr int kMinBlocks = 65536 / (SharedSlotRegisters(V) * B);
 };
 
 template <int V, typename F>
