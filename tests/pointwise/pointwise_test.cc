@@ -139,10 +139,11 @@ TEST_P(PointwiseTest, ParseErrorsNameTheColumn) {
               ::testing::MatchesRegex("expr column [0-9]+: 't1[0-9]' expands to more than 4096 nodes"));
 }
 
-// The operand needing more slots is computed first, whichever side it is on: the scaled
-// term waits in one slot while a product of sums needs three, so left first takes four
-// slots and right first three (the sum's operands keep their places: the subtraction's
-// result is checked against the reference on every implementation).
+// The operand needing more slots is computed first, whichever side it is on: a product
+// of a sum and a difference needs three slots, the scaled term one, so computing the
+// scaled term first would take four, the product first takes three. The subtraction's
+// operands keep their places (its result is checked against the reference on every
+// implementation).
 TEST_P(PointwiseTest, BytecodeComputesTheOperandNeedingMoreSlotsFirst) {
   for (const char* e : {"a*0.5 - (b+c)*(d-e)", "(b+c)*(d-e) - a*0.5"}) {
     const std::string line = fmt::format(
@@ -269,9 +270,9 @@ TEST_P(PointwiseTest, LongChainsAndTheKnownChains) {
 // of 128 and 4 spill slots takes 32 KiB (shared), of 256 64 KiB (registers); 6 slots at
 // 128 take 48 KiB (shared), at 256 96 KiB (local memory). With 4 lanes every block size
 // (a template parameter of the shared kernel: 128, 256, 512) keeps them shared. In both
-// programs each input is needed twice, far apart, so that no order of evaluation spills
-// fewer; both subtract a spilled value from the accumulator and the accumulator from a
-// spilled value. Each against the reference.
+// programs each input is needed twice, far apart, so that they still spill 4 and 6
+// values with the larger operand computed first; both subtract a spilled value from the
+// accumulator and the accumulator from a spilled value. Each against the reference.
 TEST_P(PointwiseTest, InterpreterSpillSlotsInSharedMemoryRegistersOrLocalMemory) {
   const std::string four = "pointwise a=f32[96,160] b=f32[160] c=f32[96,160] d=f32[96,1] e=f32[96,160] "
                            "out=f32[96,160] expr=\"(exp(a)-exp(b)-exp(c)-exp(d))*(a-(b-c-exp(e)))\"";
