@@ -1,7 +1,9 @@
 #include "ops/pointwise/pointwise_reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "core/half.h"
 
@@ -107,19 +109,14 @@ struct Evaluator {
   }
 };
 
-}  // namespace
-
-ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor>& inputs,
-                                  const Dims& shape, bool with_bounds) {
-  int64_t numel = 1;
-  for (int64_t d : shape) numel *= d;
-  ReferenceValues r;
-  r.values.assign(p.outputs.size(), std::vector<double>(numel));
-  if (with_bounds) r.bounds.assign(p.outputs.size(), std::vector<double>(numel));
+// Elements [begin, end) of every output.
+void EvaluateRange(const Program& p, const std::vector<HostTensor>& inputs, const Dims& shape, int64_t begin,
+                   int64_t end, ReferenceValues* r) {
+  const bool with_bounds = !r->bounds.empty();
   Evaluator ev{p.inputs, std::vector<double>(inputs.size())};
   const int rank = static_cast<int>(shape.size());
   std::vector<int64_t> coord(rank);
-  for (int64_t i = 0; i < numel; ++i) {
+  for (int64_t i = begin; i < end; ++i) {
     int64_t rest = i;
     for (int d = rank - 1; d >= 0; --d) {
       coord[d] = rest % shape[d];
@@ -138,10 +135,33 @@ ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
       const Vb vb = ev.Eval(p.values[o]);
-      r.values[o][i] = vb.v;
-      if (with_bounds) r.bounds[o][i] = vb.e;
+      r->values[o][i] = vb.v;
+      if (with_bounds) r->bounds[o][i] = vb.e;
     }
   }
+}
+
+}  // namespace
+
+ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor>& inputs,
+                                  const Dims& shape, bool with_bounds, int threads) {
+  int64_t numel = 1;
+  for (int64_t d : shape) numel *= d;
+  ReferenceValues r;
+  r.values.assign(p.outputs.size(), std::vector<double>(numel));
+  if (with_bounds) r.bounds.assign(p.outputs.size(), std::vector<double>(numel));
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t n = std::clamp<int64_t>(numel / kReferenceElementsPerThread, 1, threads);
+  if (n == 1) {
+    EvaluateRange(p, inputs, shape, 0, numel, &r);
+    return r;
+  }
+  std::vector<std::thread> workers;
+  for (int64_t k = 0; k < n; ++k) {
+    workers.emplace_back(EvaluateRange, std::cref(p), std::cref(inputs), std::cref(shape), numel * k / n,
+                         numel * (k + 1) / n, &r);
+  }
+  for (std::thread& w : workers) w.join();
   return r;
 }
 

@@ -3,6 +3,7 @@
 // (rounding of every operation, propagated through the later ones by their slopes).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/host_tensor.h"
@@ -15,8 +16,11 @@ struct ReferenceValues {
   std::vector<std::vector<double>> bounds;  // per output: the error estimate of f32 math
 };
 
-// `inputs` in p.inputs order; `shape` the outputs' shape.
+// `inputs` in p.inputs order; `shape` the outputs' shape. Elements are independent, so
+// `threads` threads (0: one a core) evaluate contiguous ranges of them, with the same
+// bits as one; fewer than kReferenceElementsPerThread elements a thread run on fewer.
+inline constexpr int64_t kReferenceElementsPerThread = int64_t{1} << 16;
 ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor>& inputs,
-                                  const Dims& shape, bool with_bounds);
+                                  const Dims& shape, bool with_bounds, int threads = 0);
 
 }  // namespace opsched::pointwise

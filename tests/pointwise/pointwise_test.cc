@@ -5,12 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "core/format.h"
 #include "ops/pointwise/pointwise_accumulate.h"
 #include "ops/pointwise/pointwise_compile.h"
 #include "ops/pointwise/pointwise_def.h"
+#include "ops/pointwise/pointwise_reference.h"
 #include "opsched/runtime.h"
 #include "tests/ops/op_test_util.h"
 #include "tests/records/record_factory.h"
@@ -137,6 +139,46 @@ TEST_P(PointwiseTest, ParseErrorsNameTheColumn) {
   for (int k = 1; k <= 20; ++k) doubling += fmt::format("; t{}=t{}*t{}", k, k - 1, k - 1);
   EXPECT_THAT(ErrorOf("pointwise a=f32[4] o=f32[4] expr=\"" + doubling + "; o=t20\""),
               ::testing::MatchesRegex("expr column [0-9]+: 't1[0-9]' expands to more than 4096 nodes"));
+}
+
+// The float64 reference splits the elements over threads (the tuner's host check of a
+// 64M-element chain was one core's work, twice): the same bits as one thread, values and
+// bounds, at a size that leaves the ranges uneven, with broadcasts along both dimensions,
+// NaN, infinities and two outputs.
+TEST_P(PointwiseTest, ReferenceOnThreadsMatchesOneThreadBitForBit) {
+  if (!OnCpu()) GTEST_SKIP() << "host only: runs with the CPU parameter";
+  const int64_t rows = 3 * pointwise::kReferenceElementsPerThread / 1001 + 7, cols = 1001;
+  const std::string line = fmt::format(
+      "pointwise a=f32[{0},{1}] b=f32[{1}] c=f32[{0},1] o=f32[{0},{1}] p=f32[{0},{1}] "
+      "expr=\"o=tanh(a*b)/c+exp(-abs(a)); p=sqrt(abs(a-c))*sigmoid(b)\"", rows, cols);
+  auto c = pointwise::CompiledFor(Canonical(line));
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<HostTensor> inputs;
+  std::mt19937_64 rng(rng_());
+  std::normal_distribution<double> normal(0, 2);
+  for (const TensorDesc& d : {TensorDesc::Contiguous(DType::kF32, {rows, cols}), TensorDesc::Contiguous(DType::kF32, {cols}),
+                              TensorDesc::Contiguous(DType::kF32, {rows, 1})}) {
+    HostTensor t(d);
+    for (int64_t i = 0; i < d.numel(); ++i) t.Set(i, normal(rng));
+    inputs.push_back(std::move(t));
+  }
+  inputs[0].Set(5, std::nan(""));
+  inputs[0].Set(rows * cols - 1, std::numeric_limits<double>::infinity());
+  inputs[2].Set(rows / 2, 0.0);  // a division by zero in the middle range
+  const Dims shape = (*c)->outputs[0].shape();
+  const pointwise::ReferenceValues one = pointwise::EvaluateReference((*c)->program, inputs, shape, true, 1);
+  for (int threads : {2, 3, 5}) {
+    const pointwise::ReferenceValues many = pointwise::EvaluateReference((*c)->program, inputs, shape, true, threads);
+    ASSERT_EQ(many.values.size(), 2u);
+    for (size_t o = 0; o < 2; ++o) {
+      ASSERT_EQ(many.values[o].size(), static_cast<size_t>(rows * cols));
+      EXPECT_EQ(std::memcmp(many.values[o].data(), one.values[o].data(), rows * cols * sizeof(double)), 0)
+          << threads << " threads, output " << o;
+      EXPECT_EQ(std::memcmp(many.bounds[o].data(), one.bounds[o].data(), rows * cols * sizeof(double)), 0)
+          << threads << " threads, output " << o;
+    }
+  }
+  EXPECT_TRUE(std::isnan(one.values[0][5]));
 }
 
 // The operand needing more slots is computed first, whichever side it is on: a product
