@@ -47,11 +47,17 @@ struct Emitter {
     } else {
       // Operand ids fit: more than kMaxInstructions values is refused below. The operand
       // that needs more slots is computed first (the operands keep their places).
-      const bool second_first = e.args.size() > 1 && Need(e.args[1]) > Need(e.args[0]);
-      const int first = Emit(e.args[second_first ? 1 : 0]);
-      const int second = e.args.size() > 1 ? Emit(e.args[second_first ? 0 : 1]) : first;
-      in.a = static_cast<uint8_t>(std::min(second_first ? second : first, 255));
-      if (e.args.size() > 1) in.b = static_cast<uint8_t>(std::min(second_first ? first : second, 255));
+      const bool binary = e.args.size() > 1;
+      int a = 0, b = 0;
+      if (binary && Need(e.args[1]) > Need(e.args[0])) {
+        b = Emit(e.args[1]);
+        a = Emit(e.args[0]);
+      } else {
+        a = Emit(e.args[0]);
+        if (binary) b = Emit(e.args[1]);
+      }
+      in.a = static_cast<uint8_t>(std::min(a, 255));
+      if (binary) in.b = static_cast<uint8_t>(std::min(b, 255));
     }
     values.push_back(Value{in});
     by_text[text] = static_cast<int>(values.size()) - 1;
