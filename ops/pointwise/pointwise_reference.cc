@@ -1,11 +1,12 @@
 #include "ops/pointwise/pointwise_reference.h"
 
-#include <algorithm>
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "core/half.h"
+#include "ops/pointwise/pointwise_cpu_loops.h"
 
 namespace opsched::pointwise {
 namespace {
@@ -150,18 +151,9 @@ ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor
   ReferenceValues r;
   r.values.assign(p.outputs.size(), std::vector<double>(numel));
   if (with_bounds) r.bounds.assign(p.outputs.size(), std::vector<double>(numel));
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int64_t n = std::clamp<int64_t>(numel / kReferenceElementsPerThread, 1, threads);
-  if (n == 1) {
-    EvaluateRange(p, inputs, shape, 0, numel, &r);
-    return r;
-  }
-  std::vector<std::thread> workers;
-  for (int64_t k = 0; k < n; ++k) {
-    workers.emplace_back(EvaluateRange, std::cref(p), std::cref(inputs), std::cref(shape), numel * k / n,
-                         numel * (k + 1) / n, &r);
-  }
-  for (std::thread& w : workers) w.join();
+  if (threads <= 0) threads = omp_get_max_threads();
+  cpu::Parallel(numel, kReferenceChunk, threads,
+                [&](int64_t begin, int64_t end) { EvaluateRange(p, inputs, shape, begin, end, &r); });
   return r;
 }
 

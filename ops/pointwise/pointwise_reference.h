@@ -17,9 +17,9 @@ struct ReferenceValues {
 };
 
 // `inputs` in p.inputs order; `shape` the outputs' shape. Elements are independent, so
-// `threads` threads (0: one a core) evaluate contiguous ranges of them, with the same
-// bits as one; fewer than kReferenceElementsPerThread elements a thread run on fewer.
-inline constexpr int64_t kReferenceElementsPerThread = int64_t{1} << 16;
+// `threads` OpenMP threads (0: OpenMP's default, one a core) evaluate pieces of
+// kReferenceChunk contiguous elements (cpu::Parallel), with the same bits as one.
+inline constexpr int64_t kReferenceChunk = int64_t{1} << 16;
 ReferenceValues EvaluateReference(const Program& p, const std::vector<HostTensor>& inputs,
                                   const Dims& shape, bool with_bounds, int threads = 0);
 

@@ -143,11 +143,11 @@ TEST_P(PointwiseTest, ParseErrorsNameTheColumn) {
 
 // The float64 reference splits the elements over threads (the tuner's host check of a
 // 64M-element chain was one core's work, twice): the same bits as one thread, values and
-// bounds, at a size that leaves the ranges uneven, with broadcasts along both dimensions,
+// bounds, at a size that leaves the pieces uneven, with broadcasts along both dimensions,
 // NaN, infinities and two outputs.
 TEST_P(PointwiseTest, ReferenceOnThreadsMatchesOneThreadBitForBit) {
   if (!OnCpu()) GTEST_SKIP() << "host only: runs with the CPU parameter";
-  const int64_t rows = 3 * pointwise::kReferenceElementsPerThread / 1001 + 7, cols = 1001;
+  const int64_t rows = 3 * pointwise::kReferenceChunk / 1001 + 7, cols = 1001;  // 4 pieces, the last short
   const std::string line = fmt::format(
       "pointwise a=f32[{0},{1}] b=f32[{1}] c=f32[{0},1] o=f32[{0},{1}] p=f32[{0},{1}] "
       "expr=\"o=tanh(a*b)/c+exp(-abs(a)); p=sqrt(abs(a-c))*sigmoid(b)\"", rows, cols);
