@@ -181,6 +181,33 @@ TEST_P(PointwiseTest, ReferenceOnThreadsMatchesOneThreadBitForBit) {
   EXPECT_TRUE(std::isnan(one.values[0][5]));
 }
 
+// exp(-abs(x)) and sigmoid(x) at x = -inf are exactly 0 in f32 too: their bound is 0,
+// not (a rounding that grows with |x|) * 0 = NaN, which no finite result passes. Every
+// implementation is then checked on inputs with NaN and infinities.
+TEST_P(PointwiseTest, InfiniteInputsGiveFiniteBoundsWhereTheResultIsFinite) {
+  const std::string expr = "tanh(sigmoid(x)*2-1)*exp(-abs(x))+relu(x)*0.5";
+  auto c = pointwise::CompiledFor(Canonical(fmt::format("pointwise x=f32[3] out=f32[3] expr=\"{}\"", expr)));
+  ASSERT_TRUE(c.ok()) << c.status();
+  HostTensor x(TensorDesc::Contiguous(DType::kF32, {3}));
+  const double inf = std::numeric_limits<double>::infinity();
+  x.Set(0, -inf);
+  x.Set(1, inf);
+  x.Set(2, 1.0);
+  const pointwise::ReferenceValues r = pointwise::EvaluateReference((*c)->program, {x}, {3}, true, 1);
+  EXPECT_EQ(r.values[0][0], 0.0);
+  EXPECT_EQ(r.bounds[0][0], 0.0);
+  EXPECT_EQ(r.values[0][1], inf);
+  EXPECT_GT(r.bounds[0][2], 0.0);
+  EXPECT_TRUE(std::isfinite(r.bounds[0][2]));
+  TrialOptions options;
+  options.seed = rng_();
+  options.generator.special_value_fraction = 0.2;
+  int runs = 0;
+  const std::string line = fmt::format("pointwise x=f32[4099] out=f32[4099] expr=\"{}\"", expr);
+  OPSCHED_EXPECT_OK(CheckAllImplementations(registry_, Canonical(line), target_, options, 4, rng_, &runs));
+  EXPECT_GT(runs, 0);
+}
+
 // The operand needing more slots is computed first, whichever side it is on: a product
 // of a sum and a difference needs three slots, the scaled term one, so computing the
 // scaled term first would take four, the product first takes three. The subtraction's
