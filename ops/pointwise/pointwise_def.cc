@@ -29,15 +29,6 @@ int FirstUse(const Program& p, const std::string& name) {
   return best;
 }
 
-// Inputs feeding a log, sqrt, rsqrt or a divisor: drawn positive.
-void PositiveInputs(const Expr& e, bool positive, std::set<std::string>* out) {
-  if (e.op == OpCode::kLoad && positive) out->insert(e.name);
-  const bool arg_positive = positive || e.op == OpCode::kLog || e.op == OpCode::kSqrt || e.op == OpCode::kRsqrt;
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    PositiveInputs(e.args[i], arg_positive || (e.op == OpCode::kDiv && i == 1), out);
-  }
-}
-
 class PointwiseOpDef : public OpDef {
  public:
   std::string_view name() const override { return "pointwise"; }
@@ -151,8 +142,7 @@ class PointwiseOpDef : public OpDef {
   Status Generate(const Workload& w, const GeneratorOptions& options, std::mt19937_64& rng,
                   std::vector<HostTensor>* inputs) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
-    std::set<std::string> positive;
-    for (const Expr& v : c->program.values) PositiveInputs(v, false, &positive);
+    const std::set<std::string> positive = PositiveInputs(c->program);
     std::uniform_real_distribution<double> any(-2.0, 2.0), pos(0.1, 2.0), unit(0.0, 1.0);
     const double specials[] = {std::nan(""), std::numeric_limits<double>::infinity(),
                                -std::numeric_limits<double>::infinity()};
@@ -248,7 +238,23 @@ class PointwiseOpDef : public OpDef {
   }
 };
 
+// Adds the inputs that `e` loads where a log, sqrt, rsqrt or a divisor takes them
+// (`positive`: e itself is such an operand).
+void CollectPositive(const Expr& e, bool positive, std::set<std::string>* out) {
+  if (e.op == OpCode::kLoad && positive) out->insert(e.name);
+  const bool arg_positive = positive || e.op == OpCode::kLog || e.op == OpCode::kSqrt || e.op == OpCode::kRsqrt;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    CollectPositive(e.args[i], arg_positive || (e.op == OpCode::kDiv && i == 1), out);
+  }
+}
+
 }  // namespace
+
+std::set<std::string> PositiveInputs(const Program& p) {
+  std::set<std::string> positive;
+  for (const Expr& v : p.values) CollectPositive(v, false, &positive);
+  return positive;
+}
 
 CloseBound CheckBound(DType out) {
   CloseBound b;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/close_bound.h"
@@ -45,6 +47,10 @@ StatusOr<std::shared_ptr<const Compiled>> HoistedOf(const Workload& canonical);
 inline size_t UnfusedWorkspaceBytes(const Bytecode& bc) {
   return static_cast<size_t>(bc.num_slots) * static_cast<size_t>(bc.numel) * sizeof(float);
 }
+
+// The inputs that feed a log, sqrt, rsqrt or a divisor: Generate draws them positive,
+// in [0.1, 2), and the others in [-2, 2) (on the host and on the device alike).
+std::set<std::string> PositiveInputs(const Program& p);
 
 // The check's tolerance for an output of dtype `out`: |got - want| <= 2 * bound + rounding
 // of the output, where bound is the element's first-order error estimate of f32

@@ -9,6 +9,7 @@ Status Register(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(RegisterCpuBatchNorm(registry));
 #if defined(OPSCHED_WITH_CUDA)
   OPSCHED_RETURN_IF_ERROR(RegisterCudaImpls(registry));
+  OPSCHED_RETURN_IF_ERROR(RegisterDeviceVerification(registry));
 #endif
   return absl::OkStatus();
 }

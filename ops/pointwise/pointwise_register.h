@@ -18,5 +18,6 @@ Status RegisterCpu(Registry& registry);
 Status RegisterCpuSpecialised(Registry& registry);
 Status RegisterCpuBatchNorm(Registry& registry);
 Status RegisterCudaImpls(Registry& registry);  // a CUDA build
+Status RegisterDeviceVerification(Registry& registry);  // a CUDA build
 
 }  // namespace opsched::pointwise

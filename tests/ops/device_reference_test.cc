@@ -175,13 +175,51 @@ TEST_F(DeviceReferenceTest, Conv2dEveryKindLayoutAndDtype) {
   EXPECT_GT(runs, 40);
 }
 
+TEST_F(DeviceReferenceTest, PointwiseEveryDtypeAndShape) {
+  int runs = 0;
+  for (const char* dtype : {"f32", "f16", "bf16"}) {
+    for (const char* program : {
+             // broadcasting along a trailing and a leading dimension, the example
+             "a={0}[64,33] b={0}[33] out={0}[64,33] expr=\"relu(a+b)*0.5\"",
+             "a={0}[5,1] b={0}[1,7] out={0}[5,7] expr=\"max(a,b)-min(a,b)/(abs(b)+1)\"",
+             // a strided (transposed) input, a single element, an empty tensor, rank 5
+             "a={0}[6,4]:[1,6] b={0}[6,4] out={0}[6,4] expr=\"a*b+exp(-abs(a))\"",
+             "x={0}[1] out={0}[1] expr=\"gelu(x)+gelu_tanh(x)\"",
+             "x={0}[0,3] out={0}[0,3] expr=\"sigmoid(x)\"",
+             "x={0}[2,3,1,4,5] s={0}[3,1,1,1] out={0}[2,3,1,4,5] expr=\"silu(x)*s+tanh(x)\"",
+             // inputs drawn positive for log, sqrt, rsqrt and a divisor
+             "a={0}[37] b={0}[37] out={0}[37] expr=\"log(a)+sqrt(b)*rsqrt(a)-1/b\"",
+             // the second operand deeper than the first: evaluated first on the device
+             "a={0}[19] b={0}[19] out={0}[19] expr=\"a-(b-(a*(b-(a+b*(a-b)))))\"",
+             // casts, negation, and two outputs (the LSTM cell)
+             "x={0}[33] out={0}[33] expr=\"f16(x*3)+bf16(x)*-x\"",
+             "c={0}[5,17] f={0}[5,17] g={0}[5,17] i={0}[5,17] o={0}[5,17] c2={0}[5,17] h={0}[5,17] "
+             "expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)\"",
+         }) {
+      OPSCHED_ASSERT_OK(CrossCheck(fmt::format("pointwise {}", fmt::format(fmt::runtime(program), dtype)), &runs));
+    }
+  }
+  GeneratorOptions specials;
+  specials.special_value_fraction = 0.05;
+  OPSCHED_ASSERT_OK(CrossCheck(
+      "pointwise x=f32[64,1024] out=f32[64,1024] expr=\"tanh(sigmoid(x)*2-1)*exp(-abs(x))+relu(x)*0.5\"", &runs,
+      specials));
+  OPSCHED_ASSERT_OK(CrossCheck("pointwise a=f32[300] b=f32[300] out=f32[300] expr=\"log(a)/b+max(a,b)\"", &runs,
+                               specials));
+  std::printf("%d checked runs\n", runs);
+  EXPECT_GT(runs, 100);
+}
+
 // A wrong output element fails the device check, naming it as the CPU check does.
 TEST_F(DeviceReferenceTest, CorruptedOutputsFailTheDeviceCheck) {
   for (const char* line : {"scatter data=f32[64] indices=i64[20] updates=f32[20] axis=0 reduction=add",
                            "scatter data=f32[64] indices=i64[20] updates=f32[20] axis=0 reduction=none",
                            "reduce x=f16[16,300] axes=1 op=sum", "reduce x=f32[16,30] axes=1 op=max",
                            "conv2d x=f32[1,4,6,6] w=f32[3,4,3,3]",
-                           "conv2d_backward x=f32[1,4,6,6] w=f32[3,4,3,3] dy=f32[1,3,4,4]"}) {
+                           "conv2d_backward x=f32[1,4,6,6] w=f32[3,4,3,3] dy=f32[1,3,4,4]",
+                           "pointwise a=f32[8,5] b=f32[5] out=f32[8,5] expr=\"relu(a+b)*0.5\"",
+                           "pointwise c=f16[4,9] f=f16[4,9] g=f16[4,9] i=f16[4,9] o=f16[4,9] c2=f16[4,9] h=f16[4,9] "
+                           "expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)\""}) {
     StatusOr<std::unique_ptr<Trial>> trial = Make(line);
     OPSCHED_ASSERT_OK(trial.status());
     Trial& t = **trial;
