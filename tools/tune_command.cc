@@ -50,6 +50,7 @@ struct TuneFlags {
   double timeout_s = 60;
   double heartbeat_timeout_s = 20;
   std::string index_pattern = "uniform";
+  std::string verify = "auto";
   int min_repeats = 10;
   double min_time_ms = 20;
   bool no_progress = false;
@@ -133,6 +134,10 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->add_option("--index-pattern", flags->index_pattern, "uniform, unique or hot (scatter-like ops)")
       ->check(CLI::IsMember({"uniform", "unique", "hot"}))
       ->capture_default_str();
+  tune->add_option("--verify", flags->verify,
+                   "Where candidates are checked: auto (on the GPU where the op can), host or device")
+      ->check(CLI::IsMember({"auto", "host", "device"}))
+      ->capture_default_str();
   tune->add_option("--min-repeats", flags->min_repeats, "Timed repetitions at least")->capture_default_str();
   tune->add_option("--min-time-ms", flags->min_time_ms, "Measured milliseconds at least per candidate")
       ->capture_default_str();
@@ -142,6 +147,7 @@ void AddTuneCommand(CLI::App& app, int* exit_code) {
   tune->callback([=] {
     TuneOptions o = *options;
     o.generator.index_pattern = flags->index_pattern;
+    o.verification = ParseVerification(flags->verify).value_or(Verification::kAuto);  // checked by IsMember
     o.measure.min_repeats = flags->min_repeats;
     o.measure.min_total_ms = flags->min_time_ms;
     o.progress = !flags->no_progress;

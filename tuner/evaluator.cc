@@ -42,13 +42,14 @@ Evaluation LocalEvaluator::Evaluate(const Workload& canonical, const Candidate& 
                            .Int(static_cast<int64_t>(canonical.hash()))
                            .Int(static_cast<int64_t>(options.seed))
                            .String(options.generator.index_pattern)
+                           .Int(static_cast<int64_t>(options.verification))
                            .value();
   if (trial_ == nullptr || trial_key_ != key) {
     trial_.reset();
     TrialOptions to;
     to.generator = options.generator;
     to.seed = options.seed;
-    to.verification = Verification::kAuto;  // on the device where the op can: no host round trips
+    to.verification = options.verification;  // kAuto: on the device where the op can, no host round trips
     StatusOr<std::unique_ptr<Trial>> trial = Trial::Create(registry_, canonical, target_, to);
     if (!trial.ok()) return Failed(StatusFor(trial.status()), trial.status());
     trial_ = *std::move(trial);

@@ -28,6 +28,9 @@ struct EvaluateOptions {
   MeasureOptions measure;
   GeneratorOptions generator;
   uint64_t seed = 0;
+  // Where inputs are generated and results checked: on the device where the op can
+  // (kAuto), or as asked (TuneOptions::verification).
+  Verification verification = Verification::kAuto;
 };
 
 // Where candidates are evaluated: in this process, in a worker process, or (tests,

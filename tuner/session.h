@@ -40,6 +40,9 @@ struct TuneOptions {
   uint64_t seed = 1;
   MeasureOptions measure;
   GeneratorOptions generator;
+  // Where candidates are checked (--verify): kAuto verifies on the device where the op
+  // has a DeviceVerification; kHost moves inputs and outputs to the host's reference.
+  Verification verification = Verification::kAuto;
   // Records of other workloads: the guided policy learns from them, and seeds are what
   // a Runtime loading them (and the log) would serve.
   std::vector<std::string> transfer_logs;

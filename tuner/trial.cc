@@ -9,6 +9,21 @@
 
 namespace opsched {
 
+StatusOr<Verification> ParseVerification(std::string_view name) {
+  if (name == "auto") return Verification::kAuto;
+  if (name == "host") return Verification::kHost;
+  if (name == "device") return Verification::kDevice;
+  return absl::InvalidArgumentError(fmt::format("unknown verification '{}' (auto, host or device)", name));
+}
+
+std::string_view VerificationName(Verification v) {
+  switch (v) {
+    case Verification::kHost: return "host";
+    case Verification::kDevice: return "device";
+    default: return "auto";
+  }
+}
+
 StatusOr<std::unique_ptr<Trial>> Trial::Create(const Registry& registry,
                                                const Workload& canonical, const Target& target,
                                                const TrialOptions& options) {

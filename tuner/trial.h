@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "core/buffer.h"
@@ -27,6 +28,10 @@ enum class Verification {
   kDevice,  // the op's DeviceVerification; an error when there is none for the target
   kAuto,    // kDevice on a GPU target whose op has one, else kHost (the tuner)
 };
+
+// "auto", "host" or "device" (the tuner's --verify), and back.
+StatusOr<Verification> ParseVerification(std::string_view name);
+std::string_view VerificationName(Verification v);
 
 struct TrialOptions {
   GeneratorOptions generator;

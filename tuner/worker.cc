@@ -128,6 +128,11 @@ tuner::WorkerReply ServeRequest(const tuner::WorkerRequest& request, LocalEvalua
   options.measure = FromProto(request.measure());
   options.generator.index_pattern = request.index_pattern().empty() ? "uniform" : request.index_pattern();
   options.seed = request.seed();
+  if (!request.verification().empty()) {
+    StatusOr<Verification> verification = ParseVerification(request.verification());
+    if (!verification.ok()) return ErrorReply(records::NOT_APPLICABLE, std::string(Message(verification.status())));
+    options.verification = *verification;
+  }
   const Evaluation e =
       (*evaluator)->Evaluate(*workload, Candidate{request.implementation(), *config}, options);
   tuner::WorkerReply reply;
@@ -259,6 +264,7 @@ Evaluation WorkerEvaluator::Evaluate(const Workload& canonical, const Candidate&
   *request.mutable_config() = records::ToProto(candidate.config);
   request.set_seed(options.seed);
   request.set_index_pattern(options.generator.index_pattern);
+  request.set_verification(std::string(VerificationName(options.verification)));
   *request.mutable_measure() = ToProto(options.measure);
   const tuner::WorkerReply reply = client_.Call(request, timeout_s_);
   Evaluation e;

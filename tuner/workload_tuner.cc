@@ -183,6 +183,7 @@ StatusOr<WorkloadResult> TuneWorkload(const SuiteEntry& entry, int index, const 
   EvaluateOptions eo;
   eo.measure = options.measure;
   eo.generator = options.generator;
+  eo.verification = options.verification;
   eo.seed = options.seed * 1000003 + static_cast<uint64_t>(index);
   const records::TargetProto target_proto = records::ToProto(ctx.target);
   const std::string host = Host();

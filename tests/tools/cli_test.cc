@@ -63,6 +63,10 @@ TEST(CliTest, TuneRefusesTimeoutsNoCandidateCouldMeet) {
                                        suite, log));
   EXPECT_EQ(shorter.code, 2) << shorter.err;
   EXPECT_NE(shorter.err.find("every candidate would time out"), std::string::npos) << shorter.err;
+  Result verify = Opsched(fmt::format("tune --suite {} --records {} --target cpu --verify gpu --no-progress", suite, log));
+  EXPECT_EQ(verify.code, 2) << verify.err;
+  EXPECT_NE(verify.err.find("--verify"), std::string::npos) << verify.err;
+  EXPECT_FALSE(std::ifstream(log).good()) << "nothing may be logged";
   for (const char* timeout : {"0", "-1", "nan", "1", "1e300", "soon"}) {
     Result r = Opsched(fmt::format("tune --mpi --suite {} --records {} --target cpu --heartbeat-timeout {} "
                                    "--no-progress",

@@ -327,6 +327,29 @@ TEST(EvaluatorTest, HostTimeShowsACallThatWaitsForTheDevice) {
   EXPECT_EQ(async.stats.l2_flush, "read");  // the default flush, recorded
 }
 
+// --verify: the names, and the choice reaching a worker process. A CPU target has no
+// device verification, so asking for one is the candidate's clear error there.
+TEST(EvaluatorTest, VerificationIsNamedAndTravelsToTheWorker) {
+  for (Verification v : {Verification::kAuto, Verification::kHost, Verification::kDevice}) {
+    StatusOr<Verification> parsed = ParseVerification(VerificationName(v));
+    OPSCHED_ASSERT_OK(parsed.status());
+    EXPECT_EQ(*parsed, v);
+  }
+  EXPECT_EQ(Message(ParseVerification("gpu").status()), "unknown verification 'gpu' (auto, host or device)");
+  WorkerEvaluator evaluator(Device::Cpu(), /*timeout_s=*/30);
+  EvaluateOptions o;
+  o.measure = Quick();
+  for (Verification v : {Verification::kAuto, Verification::kHost}) {
+    o.verification = v;
+    const Evaluation e = evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=1,b=1")}, o);
+    EXPECT_EQ(e.status, records::OK) << VerificationName(v) << ": " << e.message;
+  }
+  o.verification = Verification::kDevice;
+  const Evaluation device = evaluator.Evaluate(Bump(), Candidate{"bump_tuned", *ParseConfig("a=1,b=1")}, o);
+  EXPECT_NE(device.status, records::OK);
+  EXPECT_NE(device.message.find("has no device verification for cpu"), std::string::npos) << device.message;
+}
+
 TEST(EvaluatorTest, CrashAndHangEndTheWorkerNotTheSession) {
   WorkerEvaluator evaluator(Device::Cpu(), /*timeout_s=*/1.5);
   EvaluateOptions o;
