@@ -14,19 +14,10 @@ struct Value {
   int last_use = -1;     // instruction index
 };
 
-// The values that wait at once while e is computed as a tree, its operands in the better
-// order (Ershov's number): a load 1, a constant 0 (the accumulator form folds it into the
-// instruction that uses it), an operation the larger of its operands' needs, or one more
-// where they tie. Computing the operand that needs more first keeps fewer values waiting:
-// `a*0.5 + f(g(a))*h(a)` spills two values instead of three.
-int Need(const Expr& e) {
-  if (e.op == OpCode::kLoad) return 1;
-  if (e.args.empty()) return 0;
-  const int a = Need(e.args[0]);
-  if (e.args.size() == 1) return a;
-  const int b = Need(e.args[1]);
-  return a == b ? a + 1 : std::max(a, b);
-}
+// Slots a tree needs (pointwise_expr.h's Need): a constant needs none, since the
+// accumulator form folds it into the instruction that uses it. Computing the operand that
+// needs more first, `a*0.5 + f(g(a))*h(a)` spills two values instead of three.
+int SlotNeed(const Expr& e) { return Need(e, 0); }
 
 struct Emitter {
   const std::vector<std::string>& inputs;
@@ -49,7 +40,7 @@ struct Emitter {
       // that needs more slots is computed first (the operands keep their places).
       const bool binary = e.args.size() > 1;
       int a = 0, b = 0;
-      if (binary && Need(e.args[1]) > Need(e.args[0])) {
+      if (binary && SlotNeed(e.args[1]) > SlotNeed(e.args[0])) {
         b = Emit(e.args[1]);
         a = Emit(e.args[0]);
       } else {

@@ -3,6 +3,7 @@
 
 #include "core/gpu/verify_device.cuh"
 #include "ops/pointwise/pointwise_cuda_reference.h"
+#include "ops/pointwise/pointwise_math.h"
 #include "ops/pointwise/pointwise_reference_math.h"
 
 namespace opsched::pointwise::gpu_reference {
@@ -39,7 +40,7 @@ __global__ void ReferenceKernel(Problem pr, double* values, double* bounds) {
           stack[top++] = {gpu::RefLoadAt(t, offset), 0};
         } else if (op == OpCode::kConst) {
           stack[top++] = RefConst(node.value);
-        } else if (op >= OpCode::kAdd) {
+        } else if (IsBinary(op)) {
           const RefValue upper = stack[--top], lower = stack[top - 1];
           stack[top - 1] = node.arg ? RefApply(op, upper, lower) : RefApply(op, lower, upper);
         } else {

@@ -143,7 +143,7 @@ class PointwiseOpDef : public OpDef {
                   std::vector<HostTensor>* inputs) const override {
     OPSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const Compiled> c, CompiledFor(w));
     const std::set<std::string> positive = PositiveInputs(c->program);
-    std::uniform_real_distribution<double> any(-2.0, 2.0), pos(0.1, 2.0), unit(0.0, 1.0);
+    std::uniform_real_distribution<double> any(kInputLow, kInputHigh), pos(kPositiveLow, kInputHigh), unit(0.0, 1.0);
     const double specials[] = {std::nan(""), std::numeric_limits<double>::infinity(),
                                -std::numeric_limits<double>::infinity()};
     for (size_t t = 0; t < inputs->size(); ++t) {
@@ -194,10 +194,7 @@ class PointwiseOpDef : public OpDef {
       for (int64_t i = 0; i < outputs[o].desc().numel(); ++i) {
         const double got = outputs[o].Get(i), want = reference[o][i];
         if (!bound.Holds(got, want, b.bounds[o][i], 0)) {
-          return absl::DataLossError(fmt::format("pointwise: {}[{}] is {}, expected {} within {} ({})",
-                                                 c->program.outputs[o], i, got, want,
-                                                 bound.Tolerance(b.bounds[o][i], 0, want),
-                                                 ExprText(c->program.values[o])));
+          return MismatchError(c->program, o, i, got, want, bound.Tolerance(b.bounds[o][i], 0, want));
         }
       }
     }
@@ -254,6 +251,11 @@ std::set<std::string> PositiveInputs(const Program& p) {
   std::set<std::string> positive;
   for (const Expr& v : p.values) CollectPositive(v, false, &positive);
   return positive;
+}
+
+Status MismatchError(const Program& p, size_t output, int64_t index, double got, double want, double tolerance) {
+  return absl::DataLossError(fmt::format("pointwise: {}[{}] is {}, expected {} within {} ({})", p.outputs[output],
+                                         index, got, want, tolerance, ExprText(p.values[output])));
 }
 
 CloseBound CheckBound(DType out) {

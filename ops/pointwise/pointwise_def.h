@@ -49,8 +49,16 @@ inline size_t UnfusedWorkspaceBytes(const Bytecode& bc) {
 }
 
 // The inputs that feed a log, sqrt, rsqrt or a divisor: Generate draws them positive,
-// in [0.1, 2), and the others in [-2, 2) (on the host and on the device alike).
+// in [kPositiveLow, kInputHigh), and the others in [kInputLow, kInputHigh) (on the host
+// and on the device alike).
 std::set<std::string> PositiveInputs(const Program& p);
+inline constexpr double kInputLow = -2.0;
+inline constexpr double kPositiveLow = 0.1;
+inline constexpr double kInputHigh = 2.0;
+
+// The check's error for element `index` of output number `output` (on the host and on
+// the device alike): "pointwise: OUT[i] is GOT, expected WANT within TOL (EXPR)".
+Status MismatchError(const Program& p, size_t output, int64_t index, double got, double want, double tolerance);
 
 // The check's tolerance for an output of dtype `out`: |got - want| <= 2 * bound + rounding
 // of the output, where bound is the element's first-order error estimate of f32

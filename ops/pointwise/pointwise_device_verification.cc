@@ -1,9 +1,9 @@
 // The pointwise op's device-side verification (registry/device_verification.h): inputs
-// generated on the GPU like PointwiseOpDef::Generate (uniform in [-2, 2), in [0.1, 2)
-// for inputs that feed a log, sqrt, rsqrt or a divisor, the requested fraction of NaN
-// and infinities), the float64 reference and its bounds there
-// (pointwise_cuda_reference.cu), and each output compared under CheckBound, as the CPU
-// check does, naming the first mismatch in the same words.
+// generated on the GPU like PointwiseOpDef::Generate (from the same ranges, kInputLow or
+// kPositiveLow up to kInputHigh, and the requested fraction of NaN and infinities), the
+// float64 reference and its bounds there (pointwise_cuda_reference.cu), and each output
+// compared under CheckBound, as the CPU check does, naming the first mismatch in the same
+// words (MismatchError).
 #include <algorithm>
 #include <set>
 
@@ -14,6 +14,7 @@
 #include "core/gpu/verify.h"
 #include "ops/pointwise/pointwise_cuda_reference.h"
 #include "ops/pointwise/pointwise_def.h"
+#include "ops/pointwise/pointwise_math.h"
 #include "ops/pointwise/pointwise_register.h"
 #include "registry/registry.h"
 
@@ -22,14 +23,9 @@ namespace {
 
 using gpu_reference::Node;
 
-bool IsBinary(OpCode op) { return op >= OpCode::kAdd; }
-
-// Stack entries that evaluating `e` needs when the child needing more goes first.
-int Depth(const Expr& e) {
-  if (!IsBinary(e.op)) return e.args.empty() ? 1 : Depth(e.args[0]);
-  const int a = Depth(e.args[0]), b = Depth(e.args[1]);
-  return a == b ? a + 1 : std::max(a, b);
-}
+// Stack entries that evaluating `e` needs when the child needing more goes first: a
+// constant takes one, like a load.
+int Depth(const Expr& e) { return Need(e, 1); }
 
 void Flatten(const Expr& e, const std::vector<std::string>& inputs, std::vector<Node>* out) {
   Node node;
@@ -114,10 +110,9 @@ class PointwiseDeviceReference : public DeviceReference {
                                                                   bounds_ + o * problem_.numel, 0, bound,
                                                                   stream.native()));
       if (m.count == 0) continue;
-      return absl::DataLossError(fmt::format(
-          "pointwise: {}[{}] is {}, expected {} within {} ({}) [device check: {} of {} elements of {} differ]",
-          p.outputs[o], m.first, m.got, m.want, bound.Tolerance(m.magnitude, 0, m.want), ExprText(p.values[o]),
-          m.count, problem_.numel, p.outputs[o]));
+      const Status error = MismatchError(p, o, m.first, m.got, m.want, bound.Tolerance(m.magnitude, 0, m.want));
+      return absl::DataLossError(fmt::format("{} [device check: {} of {} elements of {} differ]", Message(error),
+                                             m.count, problem_.numel, p.outputs[o]));
     }
     return absl::OkStatus();
   }
@@ -154,8 +149,8 @@ class PointwiseDeviceVerification : public DeviceVerification {
     const std::set<std::string> positive = PositiveInputs(c->program);
     for (size_t t = 0; t < inputs.size(); ++t) {
       gpu::FillOptions fill;
-      fill.lo = positive.count(c->program.inputs[t]) ? 0.1 : -2.0;
-      fill.hi = 2.0;
+      fill.lo = positive.count(c->program.inputs[t]) ? kPositiveLow : kInputLow;
+      fill.hi = kInputHigh;
       fill.special_fraction = options.special_value_fraction;
       OPSCHED_RETURN_IF_ERROR(gpu::Fill(inputs[t], seed, t, fill, stream.native()));
     }

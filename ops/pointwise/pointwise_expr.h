@@ -64,6 +64,12 @@ std::string ProgramText(const Program& p);
 std::string_view OpName(OpCode op);
 // Operations in a tree (loads and constants not counted).
 int CountOps(const Expr& e);
+// The values that wait at once while `e` is computed, its operands in the better order
+// (Ershov's number): a load 1, a constant `constant` (0 where the instruction using it
+// holds it, 1 where it takes a place like a load), a unary operation its operand's need,
+// a binary one the larger of its operands' or one more where they tie. Computing the
+// operand that needs more first keeps that few waiting.
+int Need(const Expr& e, int constant);
 // Adds the names a tree loads to `names`.
 void CollectNames(const Expr& e, std::set<std::string>* names);
 

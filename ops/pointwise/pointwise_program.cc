@@ -141,6 +141,15 @@ void CollectNames(const Expr& e, std::set<std::string>* names) {
   for (const Expr& a : e.args) CollectNames(a, names);
 }
 
+int Need(const Expr& e, int constant) {
+  if (e.op == OpCode::kLoad) return 1;
+  if (e.args.empty()) return constant;
+  const int a = Need(e.args[0], constant);
+  if (e.args.size() == 1) return a;
+  const int b = Need(e.args[1], constant);
+  return a == b ? a + 1 : std::max(a, b);
+}
+
 int CountOps(const Expr& e) {
   int n = e.op == OpCode::kLoad || e.op == OpCode::kConst ? 0 : 1;
   for (const Expr& a : e.args) n += CountOps(a);
