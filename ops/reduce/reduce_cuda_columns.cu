@@ -42,19 +42,26 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
     const int64_t step = blockDim.y;
     WithTermOp(p.op, [&](auto term_op) {
       constexpr ReduceOp kOp = decltype(term_op)::value;
-      for (int64_t k0 = begin + threadIdx.y; k0 < end; k0 += step * kUnroll) {
+      // Term numbers are 32-bit (length < 2^31, and k0 + step * kUnroll below 2^32);
+      // over one reduced dimension the offset is one 32 x 32 -> 64-bit multiply
+      // (stride < 2^32, checked at launch).
+      const S* __restrict__ column = x + base;
+      const uint32_t end32 = static_cast<uint32_t>(end);
+      const uint32_t step32 = static_cast<uint32_t>(step);
+      const uint32_t stride32 = static_cast<uint32_t>(g.stride);
+      for (uint32_t k0 = static_cast<uint32_t>(begin) + threadIdx.y; k0 < end32; k0 += step32 * kUnroll) {
         Vec<S, V> v[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int64_t k = k0 + u * step;
-          if (k < end) {
-            const int64_t offset = kOneDim ? k * g.stride : g.reduced.Offset(static_cast<uint32_t>(k));
-            v[u] = LoadVec<S, V>(x + base + offset);
+          const uint32_t k = k0 + u * step32;
+          if (k < end32) {
+            const int64_t offset = kOneDim ? static_cast<int64_t>(uint64_t(k) * stride32) : g.reduced.Offset(k);
+            v[u] = LoadVec<S, V>(column + offset);
           }
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          if (k0 + u * step < end) {
+          if (k0 + u * step32 < end32) {
 #pragma unroll
             for (int e = 0; e < V; ++e) acc[e] = Combine(kOp, acc[e], Term<In>(kOp, v[u].v[e]));
           }
@@ -143,7 +150,7 @@ gpuError_t LaunchColumns(const Problem& p, const ColumnsConfig& c, void* workspa
     auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {
       if constexpr (V * sizeof(typename In::Storage) <= 16) {
-        if (p.reduced_rank == 1) {
+        if (p.reduced_rank == 1 && g.stride >= 0 && g.stride < (int64_t(1) << 32)) {
           ColumnsKernel<In, Out, V, true><<<grid, block, shared, stream>>>(p, g, partial);
         } else {
           ColumnsKernel<In, Out, V, false><<<grid, block, shared, stream>>>(p, g, partial);

@@ -19,65 +19,84 @@ namespace {
 inline constexpr int kUnroll = 4;
 
 struct RowsGeometry {
-  Odometer kept;      // output -> offset
-  Odometer segments;  // run -> offset (the reduced dimensions but the innermost)
-  FastDivmod per_run; // chunks of V elements per run
-  int64_t chunks;     // chunks per output
-  int64_t per_split;  // chunks per split part
+  Odometer kept;         // output -> offset
+  Odometer segments;     // run -> offset (the reduced dimensions but the innermost)
+  FastDivmod per_run;    // chunks of V elements per run
+  FastDivmod per_output; // split parts per output: item -> (output, part)
+  int64_t chunks;        // chunks per output
+  int64_t per_split;     // chunks per split part
   int split;
   int group;
 };
 
-template <typename In, typename Out, int V, bool kOneRun>
-__global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
+// The kernel's body for one combining op kOp (a compile-time constant: no switch per
+// term, per shuffle or per block-reduction step). Group g of the grid takes item g:
+// output g / split, part g % split (32-bit: outputs * split < 2^32, checked at launch).
+template <typename In, typename Out, int V, bool kOneRun, ReduceOp kOp>
+__device__ __forceinline__ void RowsBody(const Problem& p, const RowsGeometry& g, AccumulatorOf<In>* __restrict__ partial,
+                                         AccumulatorOf<In>* shared) {
   using S = typename In::Storage;
   using A = AccumulatorOf<In>;
-  __shared__ A shared[32];
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const int G = g.group;
   const uint32_t lane = threadIdx.x & (G - 1);
-  const uint64_t item = uint64_t(blockIdx.x) * (blockDim.x / G) + threadIdx.x / G;
-  const uint64_t items = uint64_t(p.outputs) * g.split;
-  const bool active = item < items;
-  const int64_t m = active ? static_cast<int64_t>(item / g.split) : 0;
-  const int j = active ? static_cast<int>(item - uint64_t(m) * g.split) : 0;
-  A acc = IdentityOf<A>(p.op);
+  const uint32_t item = blockIdx.x * (blockDim.x / G) + threadIdx.x / G;
+  const bool active = item < static_cast<uint32_t>(p.outputs) * static_cast<uint32_t>(g.split);
+  uint32_t m = 0, j = 0;
+  if (active) g.per_output.DivMod(item, &m, &j);
+  A acc = IdentityOf<A>(kOp);
+  // The terms of one load combined first, then into acc: chains of V, not U * V,
+  // dependent combines.
+  auto add = [&](const Vec<S, V>& v) {
+    A part = Term<In>(kOp, v.v[0]);
+#pragma unroll
+    for (int e = 1; e < V; ++e) part = Combine(kOp, part, Term<In>(kOp, v.v[e]));
+    acc = Combine(kOp, acc, part);
+  };
   if (active) {
-    const int64_t base = g.kept.Offset(static_cast<uint32_t>(m));
-    const int64_t step = kOneRun ? int64_t(G) * g.split : G;
-    const int64_t begin = kOneRun ? int64_t(j) * G : int64_t(j) * g.per_split;
-    const int64_t end = kOneRun || begin + g.per_split >= g.chunks ? g.chunks : begin + g.per_split;
-    WithTermOp(p.op, [&](auto term_op) {
-      constexpr ReduceOp kOp = decltype(term_op)::value;
-      for (int64_t c0 = begin + lane; c0 < end; c0 += step * kUnroll) {
+    const int64_t base = g.kept.Offset(m);
+    if constexpr (kOneRun) {
+      // One run per output: chunk c of it is run[c], with 32-bit chunk numbers
+      // (chunks + step * kUnroll < 2^32, checked at launch); the split parts interleave.
+      const Vec<S, V>* __restrict__ run = reinterpret_cast<const Vec<S, V>*>(x + base);
+      const uint32_t end = static_cast<uint32_t>(g.chunks);
+      const uint32_t step = static_cast<uint32_t>(G) * g.split;
+      for (uint32_t c0 = j * G + lane; c0 < end; c0 += step * kUnroll) {
         Vec<S, V> v[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int64_t c = c0 + int64_t(u) * step;
+          if (c0 + u * step < end) v[u] = run[c0 + u * step];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          if (c0 + u * step < end) add(v[u]);
+        }
+      }
+    } else {
+      const int64_t begin = int64_t(j) * g.per_split;
+      const int64_t end = begin + g.per_split >= g.chunks ? g.chunks : begin + g.per_split;
+      for (int64_t c0 = begin + lane; c0 < end; c0 += int64_t(G) * kUnroll) {
+        Vec<S, V> v[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) {
+          const int64_t c = c0 + int64_t(u) * G;
           if (c < end) {
-            int64_t offset = base + c * V;
-            if constexpr (!kOneRun) {
-              uint32_t run, chunk;
-              g.per_run.DivMod(static_cast<uint32_t>(c), &run, &chunk);
-              offset = base + g.segments.Offset(run) + int64_t(chunk) * V;
-            }
-            v[u] = *reinterpret_cast<const Vec<S, V>*>(x + offset);
+            uint32_t run, chunk;
+            g.per_run.DivMod(static_cast<uint32_t>(c), &run, &chunk);
+            v[u] = *reinterpret_cast<const Vec<S, V>*>(x + base + g.segments.Offset(run) + int64_t(chunk) * V);
           }
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          if (c0 + int64_t(u) * step < end) {
-#pragma unroll
-            for (int e = 0; e < V; ++e) acc = Combine(kOp, acc, Term<In>(kOp, v[u].v[e]));
-          }
+          if (c0 + int64_t(u) * G < end) add(v[u]);
         }
       }
-    });
+    }
   }
   if (G <= 32) {
-    acc = GroupReduce(p.op, acc, G);
+    acc = GroupReduce(kOp, acc, G);
   } else {
-    acc = BlockReduce(p.op, acc, shared);
+    acc = BlockReduce(kOp, acc, shared);
   }
   if (active && lane == 0) {
     if (g.split == 1) {
@@ -86,6 +105,14 @@ __global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, Ac
       partial[int64_t(j) * p.outputs + m] = acc;
     }
   }
+}
+
+template <typename In, typename Out, int V, bool kOneRun>
+__global__ void __launch_bounds__(1024) RowsKernel(Problem p, RowsGeometry g, AccumulatorOf<In>* __restrict__ partial) {
+  __shared__ AccumulatorOf<In> shared[32];
+  WithTermOp(p.op, [&](auto term_op) {
+    RowsBody<In, Out, V, kOneRun, decltype(term_op)::value>(p, g, partial, shared);
+  });
 }
 
 }  // namespace
@@ -130,6 +157,7 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
   g.kept = Odometer(p.kept_rank, p.kept_shape, p.kept_strides);
   g.segments = Odometer(p.reduced_rank - 1, p.reduced_shape, p.reduced_strides);
   g.per_run = FastDivmod(static_cast<uint32_t>(p.row / vector));
+  g.per_output = FastDivmod(static_cast<uint32_t>(c.split));
   g.chunks = p.length / vector;
   g.split = c.split;
   g.per_split = CeilDiv(g.chunks, c.split);
@@ -138,6 +166,10 @@ gpuError_t LaunchRows(const Problem& p, const RowsConfig& c, void* workspace, gp
   const int64_t groups_per_block = threads / c.group;
   const int64_t blocks = CeilDiv(p.outputs * c.split, groups_per_block);
   if (threads % 32 != 0 || threads > 1024 || blocks > kMaxExtent) return gpuErrorInvalidValue;
+  // RowsKernel's 32-bit item and chunk numbers stay below 2^32.
+  if (p.outputs * c.split + 1024 >= (int64_t(1) << 32) || g.chunks + int64_t(c.group) * c.split * kUnroll >= (int64_t(1) << 32)) {
+    return gpuErrorInvalidValue;
+  }
   gpuError_t err = VisitAllTypes(p, [&]<typename In, typename Out>() {
     auto* partial = c.split > 1 ? static_cast<AccumulatorOf<In>*>(workspace) : nullptr;
     return VisitPow2UpTo8(vector, [&]<int V>() {

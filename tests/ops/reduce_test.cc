@@ -226,6 +226,48 @@ TEST_P(ReduceTest, LongReductionsTakeTheSplitPaths) {
   EXPECT_GT(runs, 40);
 }
 
+// Split partials are combined by one of three finishing kernels (reduce_cuda_common.cu):
+// a thread per output (split <= 4), a block per output (few outputs of 64 parts or more)
+// and tiles of 32 outputs by 8 part lanes (the rest, partial tiles included). Each is
+// taken here by rows and columns, floats and integers, against the float64 reference.
+TEST_P(ReduceTest, SplitPartialsAreCombinedByEveryFinish) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the finishing kernels are the GPU's";
+  struct Case {
+    const char* line;
+    const char* impl;
+    std::vector<const char*> configs;
+  };
+  const Case cases[] = {
+      // 4,100 outputs: threads (split 2), tiles (8, 64: more than 256 outputs), the last tile partial
+      {"reduce x=f32[600,4100] axes=0 op=sum", "reduce_cuda_columns",
+       {"block_x=32,block_y=4,split=2,vector=4", "block_x=32,block_y=4,split=8,vector=4",
+        "block_x=64,block_y=2,split=64,vector=2"}},
+      // 100 outputs: blocks (64 and 128 parts), tiles (16 parts; 100 = 3 tiles and 4)
+      {"reduce x=f16[1000,100] axes=0 op=max", "reduce_cuda_columns",
+       {"block_x=32,block_y=2,split=64,vector=2", "block_x=64,block_y=1,split=128,vector=1",
+        "block_x=32,block_y=4,split=16,vector=2"}},
+      {"reduce x=bf16[300,1000] axes=1 op=sumsq", "reduce_cuda_rows",
+       {"block=256,group=16,split=8,vector=4", "block=128,group=16,split=16,vector=2"}},
+      {"reduce x=f32[3,20000] axes=1 op=mean", "reduce_cuda_rows", {"block=256,group=32,split=64,vector=4"}},
+      {"reduce x=i64[40,3000] axes=1 op=sum", "reduce_cuda_rows",
+       {"block=256,group=16,split=16,vector=2", "block=128,group=32,split=64,vector=1"}},
+  };
+  int runs = 0;
+  for (const Case& c : cases) {
+    const Workload w = Canonical(c.line);
+    TrialOptions options;
+    options.seed = rng_();
+    auto trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    const Implementation* impl = registry_.FindImplementation(c.impl);
+    ASSERT_NE(impl, nullptr) << c.impl;
+    std::vector<Config> configs;
+    for (const char* text : c.configs) configs.push_back(*ParseConfig(text));
+    OPSCHED_ASSERT_OK(Annotate(testing::CheckConfigs(**trial, *impl, configs, false, &runs), c.line));
+  }
+  EXPECT_EQ(runs, 11);
+}
+
 TEST_P(ReduceTest, NanAndInfPropagate) {
   int runs = 0;
   GeneratorOptions specials;
