@@ -69,6 +69,9 @@ __global__ void __launch_bounds__(1024) ColumnsKernel(Problem p, ColumnsGeometry
       }
     });
   }
+  // LaunchFinish's kernel may start; it waits for this grid's writes (the trigger only
+  // where there is one: RowsBody).
+  if (g.split > 1) gpu::AllowDependentLaunch();
   if (blockDim.y > 1) {
     const unsigned width = blockDim.x * V;
 #pragma unroll

@@ -6,6 +6,7 @@ namespace {
 // One thread per output, partials in order: for many outputs and few parts.
 template <typename A, typename Out>
 __global__ void FinishThreads(const A* __restrict__ partial, Problem p, int split) {
+  gpu::GridDependencyWait();  // the partials are written
   const int64_t m = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (m >= p.outputs) return;
   A acc = IdentityOf<A>(p.op);
@@ -16,6 +17,7 @@ __global__ void FinishThreads(const A* __restrict__ partial, Problem p, int spli
 // One block per output: for few outputs of many parts.
 template <typename A, typename Out>
 __global__ void FinishBlocks(const A* __restrict__ partial, Problem p, int split) {
+  gpu::GridDependencyWait();  // the partials are written
   __shared__ A shared[32];
   const int64_t m = blockIdx.x;
   A acc = IdentityOf<A>(p.op);
@@ -37,6 +39,7 @@ inline constexpr int64_t kFewOutputs = 256;
 
 template <typename A, typename Out>
 __global__ void __launch_bounds__(kTileOutputs * kTileLanes) FinishTiles(const A* __restrict__ partial, Problem p, int split) {
+  gpu::GridDependencyWait();  // the partials are written
   __shared__ A shared[kTileLanes][kTileOutputs];
   const int64_t m = int64_t(blockIdx.x) * kTileOutputs + threadIdx.x;
   A acc = IdentityOf<A>(p.op);
@@ -59,14 +62,15 @@ gpuError_t LaunchFinish(const Problem& p, const void* partial, int split, gpuStr
     using A = AccumulatorOf<In>;
     const A* parts = static_cast<const A*>(partial);
     if (split <= 4) {  // a few loads a thread, one thread an output
-      FinishThreads<A, Out><<<static_cast<unsigned>(CeilDiv(p.outputs, 256)), 256, 0, stream>>>(parts, p, split);
-    } else if (split >= 64 && p.outputs <= kFewOutputs) {  // a block's 256 threads for each output
-      FinishBlocks<A, Out><<<static_cast<unsigned>(p.outputs), 256, 0, stream>>>(parts, p, split);
-    } else {
-      const dim3 block(kTileOutputs, kTileLanes);
-      FinishTiles<A, Out><<<static_cast<unsigned>(CeilDiv(p.outputs, kTileOutputs)), block, 0, stream>>>(parts, p, split);
+      return gpu::LaunchDependent(FinishThreads<A, Out>, dim3(static_cast<unsigned>(CeilDiv(p.outputs, 256))), dim3(256), 0,
+                                  stream, parts, p, split);
     }
-    return gpuGetLastError();
+    if (split >= 64 && p.outputs <= kFewOutputs) {  // a block's 256 threads for each output
+      return gpu::LaunchDependent(FinishBlocks<A, Out>, dim3(static_cast<unsigned>(p.outputs)), dim3(256), 0, stream, parts,
+                                  p, split);
+    }
+    return gpu::LaunchDependent(FinishTiles<A, Out>, dim3(static_cast<unsigned>(CeilDiv(p.outputs, kTileOutputs))),
+                                dim3(kTileOutputs, kTileLanes), 0, stream, parts, p, split);
   });
 }
 

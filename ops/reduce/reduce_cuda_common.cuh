@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/element.h"
+#include "core/gpu/dependent_launch.cuh"
 #include "core/gpu/fast_divmod.h"
 #include "core/gpu/portability.h"
 #include "core/gpu/visit.h"

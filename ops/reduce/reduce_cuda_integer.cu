@@ -35,6 +35,9 @@ __global__ void IntegerKernel(Problem p, Odometer kept, Odometer reduced, int gr
       acc = Combine(p.op, acc, static_cast<int64_t>(x[base + reduced.Offset(static_cast<uint32_t>(k))]));
     }
   }
+  // LaunchFinish's kernel may start; it waits for this grid's writes (the trigger only
+  // where there is one: reduce_cuda_rows.cu).
+  if (partial != nullptr) gpu::AllowDependentLaunch();
   if constexpr (kColumns) {
     extern __shared__ int64_t lanes[];
     lanes[threadIdx.x] = acc;

@@ -93,6 +93,10 @@ __device__ __forceinline__ void RowsBody(const Problem& p, const RowsGeometry& g
       }
     }
   }
+  // The kernel that combines split partials (LaunchFinish, launched dependent) may start;
+  // it waits for this grid's writes. Only where there is one: the trigger cost the 1M
+  // rows of 32 floats in blocks of 128 18% on the H200 (38.2 -> 45.2 us).
+  if (g.split > 1) gpu::AllowDependentLaunch();
   if (G <= 32) {
     acc = GroupReduce(kOp, acc, G);
   } else {
