@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/gpu/fast_divmod.h"
+
 #include "core/gpu/portability.h"
 #include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_batchnorm_math.h"
@@ -73,9 +75,14 @@ struct ChainArgs {
   const void* in[5] = {};
   void* out[2] = {};
   int64_t period[5] = {};  // element i reads in[k][i % period[k]]
-  float constant = 0;      // kScaleResidualConst's scale
-  int64_t numel = 0;
+  FastDivmod by_period[5];  // period[k] as a divisor (Prepare sets it: SetPeriods)
+  float constant = 0;       // kScaleResidualConst's scale
+  int64_t numel = 0;        // below 2^32 (the chain kernels index in 32 bits)
 };
+// Fills by_period from period (each in [1, 2^32)).
+inline void SetPeriods(ChainArgs& a) {
+  for (int k = 0; k < a.inputs; ++k) a.by_period[k] = FastDivmod(static_cast<uint32_t>(a.period[k]));
+}
 gpuError_t LaunchChain(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream);
 
 // Batch-norm inference (pointwise_batchnorm.h): out = clamps(act((x - m) * g * rsqrt(v + eps) + b)).

@@ -230,6 +230,7 @@ class PointwiseCudaSpecialised : public PointwiseGpu {
       in_tensor[i] = roles[i];
       args.period[i] = Period(bc, roles[i]);
     }
+    k::SetPeriods(args);
     if (m.chain == Chain::kLstmCell) {
       args.outputs = 2;
       out_tensor = {bc.num_inputs + m.c_out, bc.num_inputs + m.h_out};

@@ -596,6 +596,71 @@ TEST_P(PointwiseTest, TheCheckCatchesAWrongResult) {
   EXPECT_FALSE(op.Check(wrong, (*trial)->inputs(), (*trial)->outputs(), *ref, true, nullptr).ok());
 }
 
+// The chain kernels read and write 16 bytes at a time only where every tensor they so
+// access is aligned for it (checked at launch); tensors one element off an aligned
+// address take the single-element path. Each program runs through the Runtime (which
+// serves it by the specialised chain, 16 bytes a thread by its rule) on copies of the
+// trial's tensors placed one element past an aligned address, against the reference.
+TEST_P(PointwiseTest, SpecialisedChainsServeMisalignedTensors) {
+  if (OnCpu()) GTEST_SKIP() << "the GPU chain kernels' packed accesses";
+  RuntimeOptions o;
+  o.target = target_;
+  o.device_errors = DeviceErrors::kSynchronous;
+  auto rt = Runtime::Create(o);
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  Runtime& runtime = **rt;
+  struct Case {
+    std::string line, program;
+    std::vector<std::string> inputs, outputs;  // canonical (name) order
+  };
+  const Case cases[] = {
+      {"pointwise b=f32[1024] x=f32[64,1024] y=f32[64,1024] expr=\"y=gelu(x+b)\"", "y=gelu(x+b)", {"b", "x"}, {"y"}},
+      {"pointwise b=bf16[512] x=bf16[32,512] y=bf16[32,512] expr=\"y=silu(x+b)\"", "y=silu(x+b)", {"b", "x"}, {"y"}},
+      {"pointwise c=f16[16,256] f=f16[16,256] g=f16[16,256] i=f16[16,256] o=f16[16,256] c2=f16[16,256] "
+       "h=f16[16,256] expr=\"c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)\"",
+       "c2=sigmoid(f)*c+sigmoid(i)*tanh(g); h=sigmoid(o)*tanh(c2)", {"c", "f", "g", "i", "o"}, {"c2", "h"}},
+  };
+  for (const Case& c : cases) {
+    const Workload w = Canonical(c.line);
+    auto d = runtime.Decide(w);
+    ASSERT_TRUE(d.ok()) << d.status();
+    ASSERT_EQ(d->implementation->name(), Specialised()) << c.line;
+    OPSCHED_ASSERT_OK(Annotate(
+        CheckRuntimeCall(registry_, target_, w,
+                         [&](const std::vector<Tensor>& t, const Stream& s) -> Status {
+                           // Each tensor's copy one element past a 256-byte aligned block.
+                           std::vector<void*> blocks;
+                           std::vector<Tensor> shifted = t;
+                           Status status = absl::OkStatus();
+                           for (Tensor& x : shifted) {
+                             const size_t bytes = x.desc.storage_bytes();
+                             StatusOr<void*> block = gpu::Malloc(x.device, bytes + 256);
+                             if (!block.ok()) return block.status();
+                             blocks.push_back(*block);
+                             void* at = static_cast<char*>(*block) + DTypeSize(x.desc.dtype());
+                             if (status.ok()) status = gpu::MemcpyAsync(at, x.data, bytes, s.native());
+                             x.data = at;
+                           }
+                           std::vector<NamedTensor> in, out;
+                           for (size_t k = 0; k < c.inputs.size(); ++k) in.push_back({c.inputs[k], shifted[k]});
+                           for (size_t k = 0; k < c.outputs.size(); ++k) {
+                             out.push_back({c.outputs[k], shifted[c.inputs.size() + k]});
+                           }
+                           if (status.ok()) status = runtime.Pointwise(c.program, in, out, s);
+                           for (size_t k = c.inputs.size(); k < t.size() && status.ok(); ++k) {
+                             status = gpu::MemcpyAsync(t[k].data, shifted[k].data, t[k].desc.storage_bytes(), s.native());
+                           }
+                           if (status.ok()) status = gpu::StreamSynchronize(s.native());
+                           for (void* b : blocks) {
+                             const Status freed = gpu::Free(t[0].device, b);
+                             if (status.ok()) status = freed;
+                           }
+                           return status;
+                         }),
+        c.line));
+  }
+}
+
 TEST_P(PointwiseTest, RuntimeEntryRunsNamedTensors) {
   RuntimeOptions o;
   o.target = target_;
