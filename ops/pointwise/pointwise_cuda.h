@@ -20,7 +20,6 @@
 #include <cstdint>
 
 #include "core/gpu/fast_divmod.h"
-
 #include "core/gpu/portability.h"
 #include "ops/pointwise/pointwise_accumulator.h"
 #include "ops/pointwise/pointwise_batchnorm_math.h"
