@@ -163,7 +163,9 @@ void Count(const AccCode& code, Counts* n) {
       (immediate ? n->mul_add_immediate : n->mul_add_spill) += 1;
       if (immediate) {
         EXPECT_LT(k + 1, code.num_instructions);
-        if (k + 1 < code.num_instructions) EXPECT_EQ(code.code[k + 1].op, OpCode::kOperandWord);
+        if (k + 1 < code.num_instructions) {
+          EXPECT_EQ(code.code[k + 1].op, OpCode::kOperandWord);
+        }
       }
     }
   }

@@ -289,7 +289,7 @@ TEST(CliTest, HelpShowsEveryDefault) {
 TEST(CliTest, AnUnknownL2FlushIsRefusedBeforeAnythingRuns) {
   const std::string suite = Suite("flush.txt", "reduce x=f32[16,4] axes=1 op=sum\n");
   const std::string log = TempPath("flush.log");
-  for (const std::string command : {"tune --records " + log, std::string("bench")}) {
+  for (const std::string& command : {"tune --records " + log, std::string("bench")}) {
     Result r = Opsched(fmt::format("{} --suite {} --target cpu --l2-flush fill", command, suite));
     EXPECT_NE(r.code, 0) << command;
     EXPECT_NE(r.err.find("--l2-flush"), std::string::npos) << command << ": " << r.err;
