@@ -3,8 +3,6 @@
 // element type, no bytecode. Every input is periodic in the row-major output order
 // (full, a trailing bias, or one element), so a thread's V consecutive elements read V
 // consecutive elements of every input that is not a single element (one packed load).
-#include <algorithm>
-
 #include "core/element.h"
 #include "ops/pointwise/pointwise_cuda.h"
 #include "ops/pointwise/pointwise_cuda_common.cuh"
@@ -128,9 +126,10 @@ __global__ void __launch_bounds__(1024) ChainKernel(const ChainArgs a) {
 }
 
 // Every input read V at a time (not a single element) and every output aligned for a
-// pack of V elements of the chain's type.
-bool PacksAligned(const ChainArgs& a, int v) {
-  const uintptr_t pack = std::min<uintptr_t>(16, uintptr_t(v) * (a.type == ElementType::kF32 ? 4 : 2));
+// Pack of V storage elements S, as the packed accesses read and write them.
+template <typename S, int V>
+bool PacksAligned(const ChainArgs& a) {
+  constexpr uintptr_t pack = alignof(Pack<S, V>);
   bool ok = true;
   for (int k = 0; k < a.inputs; ++k) ok = ok && (a.period[k] == 1 || reinterpret_cast<uintptr_t>(a.in[k]) % pack == 0);
   for (int k = 0; k < a.outputs; ++k) ok = ok && reinterpret_cast<uintptr_t>(a.out[k]) % pack == 0;
@@ -141,7 +140,7 @@ template <ElementType T, ChainKind K, OpCode A, int V>
 void LaunchVector(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream) {
   const unsigned grid = GridFor(a.numel / V, int64_t(c.block) * c.items);
   if constexpr (V > 1 && T != ElementType::kF32) {
-    if (PacksAligned(a, V)) {
+    if (PacksAligned<uint16_t, V>(a)) {
       ChainKernel<T, K, A, V, true><<<grid, c.block, 0, stream>>>(a);
       return;
     }
