@@ -194,6 +194,7 @@ gpuError_t LaunchChainOf(const ChainArgs& a, const LaunchConfig& c, gpuStream_t 
 }  // namespace
 
 gpuError_t LaunchChain(const ChainArgs& a, const LaunchConfig& c, gpuStream_t stream) {
+  if (c.block < 1 || c.items < 1) return gpuErrorInvalidValue;  // GridFor divides by their product
   if (a.numel == 0) return gpuSuccess;
   switch (a.type) {
     case ElementType::kF16: return LaunchChainOf<ElementType::kF16>(a, c, stream);

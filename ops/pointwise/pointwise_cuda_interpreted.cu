@@ -84,6 +84,7 @@ size_t TileSharedBytes(const Bytecode& bc, const LaunchConfig& c) {
 
 gpuError_t LaunchInterpreted(const Bytecode& bc, const AccCode& code, const TensorPointers& p,
                              const LaunchConfig& c, gpuStream_t stream) {
+  if (c.block < 1 || c.items < 1) return gpuErrorInvalidValue;  // GridFor divides by their product
   if (bc.numel == 0) return gpuSuccess;
   if (c.shared_slots) {
     const size_t shared = TileSharedBytes(bc, c);

@@ -442,6 +442,54 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
   EXPECT_EQ(runs, (7 + 3) * 8);
 }
 
+// With `items` 2 and 4 every thread takes several grid steps: sizes whose group count is
+// no multiple of the grid's threads (the last step partial, some threads with one step
+// fewer), dense and broadcast inputs, f32 and 16-bit, in place, through the accumulator
+// interpreter, its shared-slot form and the specialised chains, against the reference.
+TEST_P(PointwiseTest, SeveralGridStepsAThreadReachTheLastPartialStep) {
+  if (OnCpu()) GTEST_SKIP() << "the GPU kernels' grid steps";
+  struct Case {
+    std::string line;
+    std::string impl;
+    bool in_place;
+  };
+  const Case cases[] = {
+      {"pointwise a=f32[1000,96] b=f32[96] out=f32[1000,96] expr=\"relu(a+b)*0.5-exp(-a)\"", "pointwise_cuda_interpreted",
+       true},
+      {"pointwise a=f16[777,64] b=f16[777,64] out=f16[777,64] expr=\"a*sigmoid(1.702*b)\"", "pointwise_cuda_interpreted",
+       false},
+      {"pointwise a=f32[3001,40] b=f32[40] out=f32[3001,40] expr=\"gelu(a+b)\"", "pointwise_cuda_specialised", true},
+      {"pointwise x=bf16[50008] out=bf16[50008] expr=\"silu(x)\"", "pointwise_cuda_specialised", false},
+  };
+  int runs = 0;
+  for (const Case& c : cases) {
+    const Implementation& impl = *registry_.FindImplementation(c.impl);
+    const bool interpreted = c.impl == "pointwise_cuda_interpreted";
+    for (const bool in_place : {false, true}) {
+      if (in_place && !c.in_place) continue;
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = in_place;
+      auto trial = Trial::Create(registry_, Canonical(c.line), target_, options);
+      ASSERT_TRUE(trial.ok()) << trial.status();
+      std::vector<Config> configs;
+      for (const int items : {2, 4}) {
+        for (const int block : {128, 256}) {
+          for (const int vector : {1, 4, 8}) {
+            Config config = Config().Set("block", block).Set("vector", interpreted && vector == 8 ? 16 : vector);
+            config.Set("items", items);
+            if (interpreted) config.Set("shared", 0);
+            configs.push_back(config);
+          }
+          if (interpreted) configs.push_back(Config().Set("block", block).Set("vector", 4).Set("items", items).Set("shared", 1));
+        }
+      }
+      OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
+    }
+  }
+  EXPECT_EQ(runs, 2 * 16 + 16 + 2 * 12 + 12);
+}
+
 // The GPU interpreter's superinstructions (kNegAbs; kMulAdd of an immediate, in the word
 // after it, and of a spill, with the multiplier negated for c - x * m) beside folded
 // spills and fetches, at 1 to 16 lanes (the uniform loop at 8 and 16), spread and
