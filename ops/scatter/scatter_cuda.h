@@ -79,6 +79,20 @@ size_t SliceSharedBytes(const Params& p, int columns, bool any_winner = false);
 gpuError_t LaunchSlice(const Params& p, const SliceConfig& config, void* workspace, ErrorSlot slot,
                        gpuStream_t stream);
 
+// Column-privatized scatter-add (f32, i32, i64; axis 0 with nothing outside it, contiguous:
+// ColumnsFit): a block adds the updates of `chunks`-th of the rows and `columns`
+// neighbouring columns into a shared tile of all out rows of those columns, then adds the
+// tile's nonzero elements into out (coalesced reductions). Workspace: kWordBytes.
+struct ColumnsConfig {
+  int columns = 32;  // a power of two dividing block
+  int chunks = 16;   // blocks over the update rows, for each slice of columns
+  int block = 512;
+};
+inline constexpr size_t kColumnsMaxSharedBytes = 160 * 1024;
+bool ColumnsFit(const Params& p);
+size_t ColumnsSharedBytes(const Params& p, int columns);
+gpuError_t LaunchColumns(const Params& p, const CopyConfig& copy, const ColumnsConfig& config, void* workspace,
+                         ErrorSlot slot, gpuStream_t stream);
 // Bucketed: (target, update) pairs partitioned by the top `bucket_bits` bits of the
 // target with one radix-sort pass, then applied in that order, so each stretch of writes
 // stays in an L2-sized window of out. For large scatters with random targets.

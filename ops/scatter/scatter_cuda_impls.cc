@@ -41,7 +41,8 @@ k::CopyConfig CopyConfigOf(const T& knobs) {
 bool Deterministic(Reduction r) { return r == Reduction::kNone || r == Reduction::kMin || r == Reduction::kMax; }
 
 // The kernels that pack a float's bits (keys, shared tiles, buckets) serve the float types
-// only; integers go to the sequential, parallel and sorted scatters.
+// only; integers go to the sequential, parallel, sorted and bucketed scatters (and integer
+// adds along axis 0 of few rows to the columns one).
 Status FloatData(const Params& p) {
   if (IsIntegerElement(p.type)) {
     return absl::InvalidArgumentError(
@@ -307,6 +308,56 @@ class ScatterCudaSlice : public ScatterGpu {
   bool deterministic_;
 };
 
+// Column-privatized scatter-add (ColumnsFit: f32, i32, i64 along axis 0 of an out with
+// nothing outside the axis). Integers are exact; f32 merges in varying order.
+class ScatterCudaColumns : public ScatterGpu {
+ public:
+  std::string_view name() const override { return "scatter_cuda_columns"; }
+  ImplementationTraits traits() const override { return {.deterministic = false, .in_place = true}; }
+  Status Applicable(const Workload& w, const Target& t) const override {
+    const Params p = MakeParams(w);
+    if (!k::ColumnsFit(p)) {
+      return absl::InvalidArgumentError(
+          "serves add of f32, i32 and i64 along axis 0 of contiguous tensors with nothing outside the axis, "
+          "positions within 31 bits");
+    }
+    if (Space(w, t).Enumerate(1).empty()) {
+      return absl::InvalidArgumentError(fmt::format("a tile of {} rows of 8 columns exceeds {} KiB of shared memory",
+                                                    p.axis_size, k::kColumnsMaxSharedBytes / 1024));
+    }
+    return absl::OkStatus();
+  }
+  ConfigSpace Space(const Workload& w, const Target&) const override { return KnobsOf(w).Space(); }
+  size_t WorkspaceBytes(const Workload&, const Config&) const override { return k::kWordBytes; }
+  StatusOr<Launcher> MakeLauncher(const Workload& w, const Config& c) const override {
+    OPSCHED_ASSIGN_OR_RETURN(const ColumnsKnobs knobs, KnobsOf(w).Parse(c));
+    const k::ColumnsConfig config{knobs.columns, knobs.chunks, knobs.block};
+    return Launcher([copy = CopyConfigOf(knobs), config](const Params& p, const PreparedArgs& a) {
+      return k::LaunchColumns(p, copy, config, a.workspace, a.error_slot, StreamOf(a));
+    });
+  }
+
+ private:
+  struct ColumnsKnobs {
+    int columns = 32;  // neighbouring columns of a block's tile
+    int chunks = 16;   // blocks over the update rows for each slice of columns
+    int block = 512;
+    int copy_block = 256;
+    int copy_vector = 16;
+  };
+  static Knobs<ColumnsKnobs> KnobsOf(const Workload& w) {
+    const Params p = MakeParams(w);
+    Knobs<ColumnsKnobs> knobs;
+    knobs.Int("columns", &ColumnsKnobs::columns, {8, 16, 32, 64})
+        .Int("chunks", &ColumnsKnobs::chunks, {4, 8, 16, 32, 64})
+        .Int("block", &ColumnsKnobs::block, {256, 512, 1024})
+        .Constrain("the tile within the shared memory limit",
+                   [p](const ColumnsKnobs& k) { return k::ColumnsSharedBytes(p, k.columns) <= k::kColumnsMaxSharedBytes; });
+    DeclareCopy(knobs, {128, 256, 512}, {16});
+    return knobs;
+  }
+};
+
 class ScatterCudaBucketed : public ScatterGpu {
  public:
   std::string_view name() const override { return "scatter_cuda_bucketed"; }
@@ -361,6 +412,7 @@ Status RegisterCudaImpls(Registry& registry) {
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSlice>(true)));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaSlice>(false)));
   OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaBucketed>()));
+  OPSCHED_RETURN_IF_ERROR(registry.AddImplementation(std::make_unique<ScatterCudaColumns>()));
   return absl::OkStatus();
 }
 

@@ -4,9 +4,11 @@
 // tensors, non-contiguous strides, out-of-range indices. Runs on the CPU, and on the GPU when there is one.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
@@ -367,6 +369,49 @@ TEST_P(ScatterTest, BucketedScatterOverManyBuckets) {
   EXPECT_GE(runs, 300);
 }
 
+// The column-privatized scatter-add at sizes of many row chunks and column slices: slices
+// past the last column (partial), chunks past the last row, one column (rank 1), f32,
+// i32 and i64 (exact), hot and uniform targets, negative indices, in place and out of
+// place, sampled configs and the two extremes of its space.
+TEST_P(ScatterTest, ColumnPrivatizedAddOverRowChunksAndColumnSlices) {
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the column-privatized scatter is a GPU implementation";
+  const Implementation* impl = registry_.FindImplementation("scatter_cuda_columns");
+  ASSERT_NE(impl, nullptr);
+  int runs = 0;
+  for (const char* line : {"scatter data=i32[300,100] indices=i64[2000,100] updates=i32[2000,100] axis=0 reduction=add",
+                           "scatter data=i64[77,40] indices=i32[513,40] updates=i64[513,40] axis=0 reduction=add",
+                           "scatter data=f32[1000,33] indices=i64[4097,33] updates=f32[4097,33] axis=0 reduction=add",
+                           "scatter data=f32[50] indices=i64[10000] updates=f32[10000] axis=0 reduction=add",
+                           "scatter data=i32[1000,256] indices=i64[8192,256] updates=i32[8192,256] axis=0 reduction=add"}) {
+    const Workload w = Canonical(line);
+    OPSCHED_ASSERT_OK(impl->Applicable(w, target_));
+    for (bool in_place : {false, true}) {
+      TrialOptions options = Options(in_place);
+      options.generator.index_pattern = runs % 2 ? "hot" : "uniform";
+      options.generator.negative_index_fraction = 0.2;
+      auto trial = Trial::Create(registry_, w, target_, options);
+      ASSERT_TRUE(trial.ok()) << trial.status();
+      const ConfigSpace space = impl->Space(w, target_);
+      std::vector<Config> configs = testing::SampleConfigs(space, 6, rng_);
+      // The space's extremes: the widest tile in the most chunks and the smallest blocks,
+      // and the narrowest in the fewest chunks and the largest blocks.
+      const std::vector<Config> all = space.Enumerate();
+      auto shape = [](const Config& c) {
+        return std::tuple(c.GetInt("columns", 0), c.GetInt("chunks", 0), -c.GetInt("block", 0));
+      };
+      auto by_shape = [&](const Config& a, const Config& b) { return shape(a) < shape(b); };
+      configs.push_back(*std::max_element(all.begin(), all.end(), by_shape));
+      configs.push_back(*std::min_element(all.begin(), all.end(), by_shape));
+      for (const Config& config : configs) {
+        OPSCHED_ASSERT_OK(Annotate((*trial)->Run(*impl, config), config.ToString()));
+        OPSCHED_ASSERT_OK(Annotate((*trial)->Check(*impl), w.ToString() + " " + config.ToString()));
+        ++runs;
+      }
+    }
+  }
+  EXPECT_EQ(runs, 5 * 2 * 8);
+}
+
 TEST_P(ScatterTest, RuntimeReportsDeviceErrorsSynchronouslyOrDeferred) {
   for (DeviceErrors mode : {DeviceErrors::kSynchronous, DeviceErrors::kDeferred}) {
     RuntimeOptions o;
@@ -500,6 +545,31 @@ TEST(ScatterStrategyTest, SliceKernelsServeDenseUpdatesOnly) {
        }) {
     ExpectRuleServes(d, c.line, c.served);
   }
+}
+
+// What the column-privatized scatter serves: adds of f32, i32 and i64 along axis 0 with
+// nothing outside the axis, contiguous, while a tile of all out rows of 8 columns fits
+// its shared memory (host checks: no device needed).
+TEST(ScatterColumnsTest, ServesAddsAlongAxisZeroOfFewRows) {
+  const Implementation* impl = Registry::Global().FindImplementation("scatter_cuda_columns");
+  if (impl == nullptr) GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
+  const Target gpu = records::testing::TestGpu("NVIDIA H200");
+  auto applicable = [&](const std::string& line) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return w.ok() && impl->Applicable(*w, gpu).ok();
+  };
+  EXPECT_TRUE(applicable("scatter data=i32[1000,256] indices=i64[8192,256] updates=i32[8192,256] axis=0 reduction=add"));
+  EXPECT_TRUE(applicable("scatter data=f32[50] indices=i64[100] updates=f32[100] axis=0 reduction=add"));
+  // 5000 rows of 8 i64 columns: 320 KiB, beyond the tile's 160 KiB; of i32, 160 KiB.
+  EXPECT_FALSE(applicable("scatter data=i64[5000,8] indices=i64[10,8] updates=i64[10,8] axis=0 reduction=add"));
+  EXPECT_TRUE(applicable("scatter data=i32[5120,8] indices=i64[10,8] updates=i32[10,8] axis=0 reduction=add"));
+  EXPECT_FALSE(applicable("scatter data=i32[5121,8] indices=i64[10,8] updates=i32[10,8] axis=0 reduction=add"));
+  EXPECT_FALSE(applicable("scatter data=i32[100,64] indices=i64[10,64] updates=i32[10,64] axis=1 reduction=add"));
+  EXPECT_FALSE(applicable("scatter data=i32[2,100,64] indices=i64[2,10,64] updates=i32[2,10,64] axis=1 reduction=add"));
+  EXPECT_FALSE(applicable("scatter data=i32[100,64] indices=i64[10,64] updates=i32[10,64] axis=0 reduction=max"));
+  EXPECT_FALSE(applicable("scatter data=bf16[100,64] indices=i64[10,64] updates=bf16[10,64] axis=0 reduction=add"));
+  EXPECT_FALSE(applicable("scatter data=f32[100,64]:[128,1] indices=i64[10,64] updates=f32[10,64] axis=0 reduction=add"));
 }
 
 // Bucketing by target pays off only where 1M or more updates land anywhere in a window of
