@@ -1,5 +1,6 @@
 #include "ops/pointwise/pointwise_batchnorm.h"
 
+#include <cmath>
 #include <vector>
 
 #include "core/format.h"
@@ -32,10 +33,20 @@ void Operands(OpCode op, const Expr& e, std::vector<const Expr*>* out) {
 
 // The factors of the term that holds x: x - m (or x alone), rsqrt(v + eps), g, a
 // constant; each optional but x. Two loads without x - m are x and g either way round: both plans go to
-// *out, the layout decides (PlanBatchNorm).
+// *out, the layout decides (PlanBatchNorm). The product may be divided by a constant d
+// (a hard-sigmoid's x * clamp(s + 3, 0, 6) / 6): folded into the factor as 1/d, where 1/d
+// is a finite nonzero float.
 Status MatchProduct(const Program& p, const Expr& term, BatchNormPlan plan, std::vector<BatchNormPlan>* out) {
+  const Expr* product = &term;
+  double divisor = 1;
+  if (term.op == OpCode::kDiv && term.args.size() == 2 && term.args[1].op == OpCode::kConst) {
+    const float reciprocal = static_cast<float>(1.0 / term.args[1].value);
+    if (!std::isfinite(reciprocal) || reciprocal == 0.0f) return NotBatchNorm("a division by a constant without a finite reciprocal");
+    divisor = term.args[1].value;
+    product = &term.args[0];
+  }
   std::vector<const Expr*> factors;
-  Operands(OpCode::kMul, term, &factors);
+  Operands(OpCode::kMul, *product, &factors);
   std::vector<int> loads;
   bool centred = false, constant = false;
   for (const Expr* f : factors) {
@@ -69,6 +80,7 @@ Status MatchProduct(const Program& p, const Expr& term, BatchNormPlan plan, std:
     return NotBatchNorm("more factors than x, rsqrt(v + eps), g and a constant");
   }
   if (!centred && loads.empty()) return NotBatchNorm("no factor x");
+  plan.factor = static_cast<float>(plan.factor / divisor);
   if (centred) {
     if (!loads.empty()) plan.param[BatchNormPlan::kScale] = loads[0];
     out->push_back(plan);

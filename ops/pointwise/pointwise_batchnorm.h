@@ -26,7 +26,8 @@
 // pointwise_math.h's. The product may hold one constant factor c as well (0.5 * (x - b) *
 // s, as a canonical program orders it): folded into the channel's scale, c * s, so that
 // form rounds its product in another order than the interpreter (within the check's
-// bound).
+// bound). The product may be divided by a constant d as well (a hard-sigmoid squeeze-excite
+// scale x * min(max(s + 3, 0), 6) / 6): folded likewise, the factor c / d.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +47,7 @@ struct BatchNormPlan {
   int x = -1;                        // the input number of x
   int param[4] = {-1, -1, -1, -1};   // of m, v, g, b; -1 where absent
   float eps = 0;
-  float factor = 1;                  // a constant factor of the product, folded into the scale
+  float factor = 1;                  // a constant factor of the product (over a constant divisor), folded into the scale
   OpCode act = OpCode::kCastF32;     // kCastF32: none
   int64_t numel = 0;
   // Element i of the iteration belongs to channel (i / inner) % channels.

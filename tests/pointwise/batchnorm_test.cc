@@ -182,6 +182,23 @@ TEST(BatchNormTest, PlansTheHoistedMainProgram) {
   EXPECT_TRUE(p->hoisted);
   EXPECT_EQ(p->x, Input(named, "a"));
   EXPECT_EQ(p->factor, 0.5f);
+  // A squeeze-excite hard-sigmoid scale divided by a constant: the hoisted clamp of s is
+  // the scale (s per image and channel: N*C channels of 49), 1/6 the plan's factor.
+  const std::string hard = "pointwise x=f16[4,12,7,7] s=f16[4,12,1,1] out=f16[4,12,7,7] "
+                           "expr=\"x*min(max(s+3,0),6)/6\"";
+  p = PlanOf(hard);
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->hoisted);
+  EXPECT_EQ(p->x, Input(hard, "x"));
+  EXPECT_EQ(p->param[BatchNormPlan::kScale], 2);  // $h0, after the two inputs
+  EXPECT_EQ(p->factor, static_cast<float>(1.0 / 6));
+  EXPECT_EQ(p->channels, 48);
+  EXPECT_EQ(p->inner, 49);
+  // A constant factor and a divisor: one factor, c / d rounded once.
+  p = PlanOf("pointwise a=f32[3,10,7] s=f32[10,1] out=f32[3,10,7] expr=\"0.5*a*s/3\"");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->hoisted);
+  EXPECT_EQ(p->factor, static_cast<float>(0.5 / 3));
   // A sum of two per-channel tensors is hoisted into one shift.
   p = PlanOf("pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] b=f32[8,1] c=f32[8,1] out=f32[4,8,5] "
              "expr=\"(x-m)*rsqrt(v+1e-5)+b+c\"");
@@ -201,6 +218,8 @@ TEST(BatchNormTest, OtherProgramsAndLayoutsAreRefusedWithTheReason) {
                 "more than two terms"},
            Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)/sqrt(v+1e-5)\"",
                 "an unexpected factor '(x-m)/sqrt(1e-05+v)'"},
+           Case{"pointwise x=f32[4,8,5] g=f32[8,1] out=f32[4,8,5] expr=\"x*g/0\"",
+                "a division by a constant without a finite reciprocal"},
            Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"(x-m)*rsqrt(x*2+v)\"",
                 "rsqrt of other than v + eps"},
            Case{"pointwise x=f32[4,8,5] m=f32[8,1] v=f32[8,1] out=f32[4,8,5] expr=\"exp((x-m)*rsqrt(v+1e-5))\"",
@@ -368,6 +387,10 @@ TEST_P(BatchNormRuns, EveryImplementationMatchesTheReference) {
            // A constant factor (folded into the scale): the canonical 0.5*(a-b)*$h0.
            "pointwise a=f16[48,40] b=f32[40] g=f32[40] out=f16[48,40] expr=\"max(min((a-b)*rsqrt(g*g+1e-5)*0.5+b,6),0)\"",
            "pointwise a=f32[3,10,7] s=f32[10,1] t=f32[10,1] out=f32[3,10,7] expr=\"relu(-1.5*a*s+t)\"",
+           // Divided by a constant (folded into the factor as 1/d): a hard-sigmoid
+           // squeeze-excite scale (hoisted, N*C channels) and a channels-last scale.
+           "pointwise a=f16[4,12,7,7] s=f16[4,12,1,1] out=f16[4,12,7,7] expr=\"a*min(max(s+3,0),6)/6\"",
+           "pointwise a=f32[2,5,5,16] s=f32[16] t=f32[16] out=f32[2,5,5,16] expr=\"a*s/3+t\"",
            "pointwise a=bf16[4,16,9,9] m=f32[16,1,1] v=f32[16,1,1] g=f32[16,1,1] out=bf16[4,16,9,9] "
            "expr=\"relu((a-m)*(g*rsqrt(v+1e-3)+1))\"",
            // Channels-last with more channels than a block's threads read (the general
