@@ -41,7 +41,9 @@ Status MatchProduct(const Program& p, const Expr& term, BatchNormPlan plan, std:
   double divisor = 1;
   if (term.op == OpCode::kDiv && term.args.size() == 2 && term.args[1].op == OpCode::kConst) {
     const float reciprocal = static_cast<float>(1.0 / term.args[1].value);
-    if (!std::isfinite(reciprocal) || reciprocal == 0.0f) return NotBatchNorm("a division by a constant without a finite reciprocal");
+    if (!std::isfinite(reciprocal) || reciprocal == 0.0f) {
+      return NotBatchNorm("a division by a constant without a finite reciprocal");
+    }
     divisor = term.args[1].value;
     product = &term.args[0];
   }

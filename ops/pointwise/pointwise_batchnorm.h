@@ -47,7 +47,7 @@ struct BatchNormPlan {
   int x = -1;                        // the input number of x
   int param[4] = {-1, -1, -1, -1};   // of m, v, g, b; -1 where absent
   float eps = 0;
-  float factor = 1;                  // a constant factor of the product (over a constant divisor), folded into the scale
+  float factor = 1;                  // a constant factor over a constant divisor, folded into the scale
   OpCode act = OpCode::kCastF32;     // kCastF32: none
   int64_t numel = 0;
   // Element i of the iteration belongs to channel (i / inner) % channels.

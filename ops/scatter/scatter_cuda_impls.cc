@@ -352,7 +352,9 @@ class ScatterCudaColumns : public ScatterGpu {
         .Int("chunks", &ColumnsKnobs::chunks, {4, 8, 16, 32, 64})
         .Int("block", &ColumnsKnobs::block, {256, 512, 1024})
         .Constrain("the tile within the shared memory limit",
-                   [p](const ColumnsKnobs& k) { return k::ColumnsSharedBytes(p, k.columns) <= k::kColumnsMaxSharedBytes; });
+                   [p](const ColumnsKnobs& k) {
+                     return k::ColumnsSharedBytes(p, k.columns) <= k::kColumnsMaxSharedBytes;
+                   });
     DeclareCopy(knobs, {128, 256, 512}, {16});
     return knobs;
   }

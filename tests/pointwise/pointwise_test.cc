@@ -481,7 +481,9 @@ TEST_P(PointwiseTest, SeveralGridStepsAThreadReachTheLastPartialStep) {
             if (interpreted) config.Set("shared", 0);
             configs.push_back(config);
           }
-          if (interpreted) configs.push_back(Config().Set("block", block).Set("vector", 4).Set("items", items).Set("shared", 1));
+          if (interpreted) {
+            configs.push_back(Config().Set("block", block).Set("vector", 4).Set("items", items).Set("shared", 1));
+          }
         }
       }
       OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
