@@ -77,13 +77,7 @@ __global__ void ColumnsKernel(Params p, int columns, int slices, int rows_per_ch
   __syncthreads();
 
   gpu::GridDependencyWait();  // out of place: the copy of data into out is done
-  if constexpr (kInPlace) {
-    const Word bad = header->bad;  // written by the check kernel before this one
-    if (bad != 0) {
-      if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
-      return;
-    }
-  }
+  if (kInPlace && StopAfterFailedCheck<I>(p, header, slot)) return;
   S* out = static_cast<S*>(p.out);
   for (int t = threadIdx.x; t < tile_n; t += blockDim.x) {
     const int c = slice * columns + t % columns;
@@ -108,8 +102,9 @@ size_t ColumnsSharedBytes(const Params& p, int columns) {
 
 gpuError_t LaunchColumns(const Params& p, const CopyConfig& copy, const ColumnsConfig& c, void* workspace,
                          ErrorSlot slot, gpuStream_t stream) {
+  const size_t shared = ColumnsSharedBytes(p, c.columns);
   if (!ColumnsFit(p) || c.columns < 1 || c.block < c.columns || c.block % c.columns != 0 || c.chunks < 1 ||
-      ColumnsSharedBytes(p, c.columns) > kColumnsMaxSharedBytes) {
+      shared > kColumnsMaxSharedBytes) {
     return gpuErrorInvalidValue;
   }
   auto* header = static_cast<WorkspaceHeader*>(workspace);
@@ -118,27 +113,17 @@ gpuError_t LaunchColumns(const Params& p, const CopyConfig& copy, const ColumnsC
   const int rows_per_chunk = static_cast<int>((p.index_axis + chunks - 1) / chunks);
   const int64_t blocks = int64_t(slices) * chunks;
   if (blocks > INT_MAX) return gpuErrorInvalidValue;
-  const size_t shared = ColumnsSharedBytes(p, c.columns);
   return VisitTypes<true>(p, [&]<typename T, typename I>() -> gpuError_t {
     if constexpr (std::is_same_v<T, F16> || std::is_same_v<T, BF16>) {
       return gpuErrorInvalidValue;  // ColumnsFit refused them
     } else {
-      gpuError_t e = p.in_place ? ClearHeader(workspace, stream) : LaunchCopyOf<T>(p, copy, stream, header);
-      if (e == gpuSuccess && p.in_place) e = LaunchCheck<I>(p, MakeGeometry(p), &header->bad, stream);
+      gpuError_t e = CopyOrCheck<T, I>(p, copy, MakeGeometry(p), workspace, stream);
       if (e != gpuSuccess) return e;
-      if (p.in_place) {
-        auto* kernel = ColumnsKernel<T, I, true>;
-        e = AllowSharedMemory(reinterpret_cast<const void*>(kernel), shared);
-        if (e != gpuSuccess) return e;
-        kernel<<<static_cast<unsigned>(blocks), c.block, shared, stream>>>(p, c.columns, slices, rows_per_chunk,
-                                                                           header, slot);
-        return gpuGetLastError();
-      }
-      auto* kernel = ColumnsKernel<T, I, false>;  // after a copy: ColumnsFit holds data_n >= 1
+      auto* kernel = p.in_place ? ColumnsKernel<T, I, true> : ColumnsKernel<T, I, false>;
       e = AllowSharedMemory(reinterpret_cast<const void*>(kernel), shared);
       if (e != gpuSuccess) return e;
-      return gpu::LaunchDependent(kernel, static_cast<unsigned>(blocks), c.block, shared, stream, p, c.columns, slices,
-                                  rows_per_chunk, header, slot);
+      return LaunchAfterCopy(p, kernel, static_cast<unsigned>(blocks), c.block, shared, stream, p, c.columns, slices,
+                             rows_per_chunk, header, slot);
     }
   });
 }

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "core/element.h"
 #include "core/error_slot.h"
@@ -152,6 +153,16 @@ __device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, Er
   if (atomicAdd(&header->blocks_done, 1u) != gridDim.x - 1) return;
   __threadfence();
   ReportBad<I>(p, *static_cast<volatile Word*>(&header->bad), slot);
+}
+
+// In place, the check kernel ran first: true (the first block reporting) when it found a
+// bad index, so that the kernel writes nothing.
+template <typename I>
+__device__ __forceinline__ bool StopAfterFailedCheck(const Params& p, WorkspaceHeader* header, ErrorSlot slot) {
+  const Word bad = header->bad;  // written by the check kernel before this one
+  if (bad == 0) return false;
+  if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
+  return true;
 }
 
 // Checks every index over the grid; the first bad position goes to *word.
@@ -297,6 +308,32 @@ gpuError_t LaunchCheck(const Params& p, const Geometry& g, Word* word, gpuStream
   } else {
     CheckKernel<I, false><<<Blocks(p.n, 256), 256, 0, stream>>>(p, g, word);
   }
+  return gpuGetLastError();
+}
+
+// What a scatter that checks its indices as it goes does before its kernel: out of place,
+// copies data into out (the copy clears the header); in place, clears the header and
+// checks every index, so that nothing is written where one is bad (StopAfterFailedCheck).
+template <typename T, typename I>
+gpuError_t CopyOrCheck(const Params& p, const CopyConfig& copy, const Geometry& g, void* workspace,
+                       gpuStream_t stream) {
+  auto* header = static_cast<WorkspaceHeader*>(workspace);
+  if (!p.in_place) return LaunchCopyOf<T>(p, copy, stream, header);
+  const gpuError_t e = ClearHeader(workspace, stream);
+  return e != gpuSuccess ? e : LaunchCheck<I>(p, g, &header->bad, stream);
+}
+
+// Launches a kernel after CopyOrCheck: as the copy kernel's programmatic dependent where
+// one ran (out of place with data: the kernel waits for it with GridDependencyWait before
+// it touches out or the header), else an ordinary launch (in place the check's word must
+// be complete before the kernel reads it; with no data a memset, not a kernel, ran).
+template <typename... KernelParams, typename... Args>
+gpuError_t LaunchAfterCopy(const Params& p, void (*kernel)(KernelParams...), unsigned int blocks, int block,
+                           size_t shared, gpuStream_t stream, Args&&... args) {
+  if (!p.in_place && p.data_n != 0) {
+    return gpu::LaunchDependent(kernel, blocks, block, shared, stream, std::forward<Args>(args)...);
+  }
+  kernel<<<blocks, block, shared, stream>>>(std::forward<Args>(args)...);
   return gpuGetLastError();
 }
 

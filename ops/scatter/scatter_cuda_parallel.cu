@@ -3,23 +3,12 @@
 // and skips bad ones (data is untouched); in place, a check kernel runs first.
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "core/gpu/visit.h"
 #include "ops/scatter/scatter_cuda_common.cuh"
 
 namespace opsched::scatter::gpu_kernels {
 namespace {
-
-// In place, the check kernel ran first: true (the first block reporting) when it found a
-// bad index, so that nothing is written.
-template <typename I>
-__device__ __forceinline__ bool StopAfterFailedCheck(const Params& p, WorkspaceHeader* header, ErrorSlot slot) {
-  const Word bad = header->bad;  // written by the check kernel before this one
-  if (bad == 0) return false;
-  if (blockIdx.x == 0 && threadIdx.x == 0) ReportBad<I>(p, bad, slot);
-  return true;
-}
 
 // kItems updates a thread, a compile-time count so that the arrays below hold exactly
 // those; on the 32-bit path a target is 32 bits. (A run-time count over arrays of 8
@@ -124,17 +113,6 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
   if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
 }
 
-// Launches an out-of-place kernel after LaunchCopyOf: as the copy kernel's programmatic
-// dependent, or, where nothing was copied (data_n 0: a memset, no copy kernel before it),
-// an ordinary launch.
-template <typename... KernelParams, typename... Args>
-gpuError_t LaunchAfterCopy(const Params& p, void (*kernel)(KernelParams...), unsigned int blocks, int block,
-                           gpuStream_t stream, Args&&... args) {
-  if (p.data_n != 0) return gpu::LaunchDependent(kernel, blocks, block, 0, stream, std::forward<Args>(args)...);
-  kernel<<<blocks, block, 0, stream>>>(std::forward<Args>(args)...);
-  return gpuGetLastError();
-}
-
 }  // namespace
 
 bool PairsFit(const Params& p) {
@@ -148,9 +126,7 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
   const Geometry g = MakeGeometry(p);
   const bool fast = UseFast32(p);
   return VisitTypes<true>(p, [&]<typename T, typename I>() {
-    // In place: clear the header, then check every index; else the copy clears it.
-    gpuError_t e = p.in_place ? ClearHeader(workspace, stream) : LaunchCopyOf<T>(p, copy, stream, header);
-    if (e == gpuSuccess && p.in_place) e = LaunchCheck<I>(p, g, &header->bad, stream);
+    const gpuError_t e = CopyOrCheck<T, I>(p, copy, g, workspace, stream);
     if (e != gpuSuccess) return e;
     // Pairs need 4-byte aligned updates and out (targets of even positions are even).
     const bool aligned = (reinterpret_cast<uintptr_t>(p.updates) | reinterpret_cast<uintptr_t>(p.out)) % 4 == 0;
@@ -158,7 +134,7 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
       if (pairs && aligned && PairsFit(p)) {
         const unsigned int pair_blocks = Blocks((p.n / 2 + items - 1) / items, block, INT_MAX);
         if (!p.in_place) {
-          return LaunchAfterCopy(p, PairedKernel<T, I, false>, pair_blocks, block, stream, p, g, items, header, slot);
+          return LaunchAfterCopy(p, PairedKernel<T, I, false>, pair_blocks, block, 0, stream, p, g, items, header, slot);
         }
         PairedKernel<T, I, true><<<pair_blocks, block, 0, stream>>>(p, g, items, header, slot);
         return gpuGetLastError();
@@ -175,7 +151,7 @@ gpuError_t LaunchParallel(const Params& p, const CopyConfig& copy, int block, in
         return gpuGetLastError();
       }
       auto* const kernel = fast ? ParallelKernel<T, I, true, false, kItems> : ParallelKernel<T, I, false, false, kItems>;
-      return LaunchAfterCopy(p, kernel, blocks, block, stream, p, g, header, slot);
+      return LaunchAfterCopy(p, kernel, blocks, block, 0, stream, p, g, header, slot);
     });
   });
 }
