@@ -55,6 +55,22 @@ class PointwiseTest : public ::testing::TestWithParam<DeviceKind> {
     if (runs_out) *runs_out += runs;
     return s;
   }
+  // `impl` with each of `configs` on fresh inputs of `line` out of place, and in place
+  // too where `in_place` (the first output aliasing the first input), against the
+  // reference; the first failure, naming the line. *runs counts the checked runs.
+  Status CheckConfigsOf(const std::string& line, const Implementation& impl, const std::vector<Config>& configs,
+                        bool in_place, int* runs) {
+    for (const bool alias : {false, true}) {
+      if (alias && !in_place) continue;
+      TrialOptions options;
+      options.seed = rng_();
+      options.in_place = alias;
+      auto trial = Trial::Create(registry_, Canonical(line), target_, options);
+      if (!trial.ok()) return Annotate(trial.status(), line);
+      OPSCHED_RETURN_IF_ERROR(Annotate(testing::CheckConfigs(**trial, impl, configs, alias, runs), line));
+    }
+    return absl::OkStatus();
+  }
   // What `impl`'s rule (DefaultConfig) serves for `line` on an H100, as config text.
   std::string RuleOnH100(const Implementation& impl, const std::string& line) {
     StatusOr<Config> c = impl.DefaultConfig(Canonical(line), records::testing::TestGpu("NVIDIA H100 80GB HBM3"));
@@ -421,23 +437,15 @@ TEST_P(PointwiseTest, InterpreterSpreadLanesMatchTheReference) {
     StatusOr<std::shared_ptr<const pointwise::Compiled>> compiled = pointwise::CompiledFor(Canonical(c.line));
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     EXPECT_EQ(pointwise::SpreadChunk((*compiled)->bytecode, 16), c.chunk) << c.line;
-    for (const bool in_place : {false, true}) {
-      if (in_place && !c.in_place) continue;
-      TrialOptions options;
-      options.seed = rng_();
-      options.in_place = in_place;
-      auto trial = Trial::Create(registry_, Canonical(c.line), target_, options);
-      ASSERT_TRUE(trial.ok()) << trial.status();
-      std::vector<Config> configs;
-      for (const int vector : {8, 16}) {
-        for (const int block : {128, 256}) {
-          for (const int items : {1, 2}) {
-            configs.push_back(Config().Set("block", block).Set("vector", vector).Set("items", items).Set("shared", 0));
-          }
+    std::vector<Config> configs;
+    for (const int vector : {8, 16}) {
+      for (const int block : {128, 256}) {
+        for (const int items : {1, 2}) {
+          configs.push_back(Config().Set("block", block).Set("vector", vector).Set("items", items).Set("shared", 0));
         }
       }
-      OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
     }
+    OPSCHED_EXPECT_OK(CheckConfigsOf(c.line, impl, configs, c.in_place, &runs));
   }
   EXPECT_EQ(runs, (7 + 3) * 8);
 }
@@ -465,29 +473,21 @@ TEST_P(PointwiseTest, SeveralGridStepsAThreadReachTheLastPartialStep) {
   for (const Case& c : cases) {
     const Implementation& impl = *registry_.FindImplementation(c.impl);
     const bool interpreted = c.impl == "pointwise_cuda_interpreted";
-    for (const bool in_place : {false, true}) {
-      if (in_place && !c.in_place) continue;
-      TrialOptions options;
-      options.seed = rng_();
-      options.in_place = in_place;
-      auto trial = Trial::Create(registry_, Canonical(c.line), target_, options);
-      ASSERT_TRUE(trial.ok()) << trial.status();
-      std::vector<Config> configs;
-      for (const int items : {2, 4}) {
-        for (const int block : {128, 256}) {
-          for (const int vector : {1, 4, 8}) {
-            Config config = Config().Set("block", block).Set("vector", interpreted && vector == 8 ? 16 : vector);
-            config.Set("items", items);
-            if (interpreted) config.Set("shared", 0);
-            configs.push_back(config);
-          }
-          if (interpreted) {
-            configs.push_back(Config().Set("block", block).Set("vector", 4).Set("items", items).Set("shared", 1));
-          }
+    std::vector<Config> configs;
+    for (const int items : {2, 4}) {
+      for (const int block : {128, 256}) {
+        for (const int vector : {1, 4, 8}) {
+          Config config = Config().Set("block", block).Set("vector", interpreted && vector == 8 ? 16 : vector);
+          config.Set("items", items);
+          if (interpreted) config.Set("shared", 0);
+          configs.push_back(config);
+        }
+        if (interpreted) {
+          configs.push_back(Config().Set("block", block).Set("vector", 4).Set("items", items).Set("shared", 1));
         }
       }
-      OPSCHED_EXPECT_OK(Annotate(testing::CheckConfigs(**trial, impl, configs, in_place, &runs), c.line));
     }
+    OPSCHED_EXPECT_OK(CheckConfigsOf(c.line, impl, configs, c.in_place, &runs));
   }
   EXPECT_EQ(runs, 2 * 16 + 16 + 2 * 12 + 12);
 }
