@@ -59,6 +59,7 @@ inline int UnrolledFilter(const Problem& p) {
 struct DepthwiseConfig {
   int rows = 16, columns = 32;              // nchw tiles (rows 0: direct)
   int vector = 1, pixels = 1, block = 256;  // nhwc; pixels and block also nchw direct
+  int filters = 1;                          // nchw direct: filters of one group a thread
 };
 inline constexpr int64_t kDepthwiseMaxChannelsPerGroup = 16;
 // The kernels' launch bound: the unrolled 7x7 runs of 8 pixels need its register budget
@@ -74,6 +75,13 @@ NchwWindow DepthwiseNchwWindow(const Problem& p, const DepthwiseConfig& c);
 // config is valid for its layout.
 bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c);
 gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream);
+// nchw direct with `filters` 2, 4 or 8 (conv2d_cuda_grouped.cu): a thread computes
+// `pixels` outputs along q for that many filters of one group (dividing K/G), reading each
+// input of the group once for all of them; a 3x3 filter at stride 1 or 2, dilation 1,
+// and filters * pixels <= kGroupedMaxOutputs. LaunchDepthwise runs it for such configs.
+inline constexpr int kGroupedMaxOutputs = 32;
+bool GroupedFits(const Problem& p, const DepthwiseConfig& c);
+gpuError_t LaunchGrouped(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream);
 
 // Staged depthwise: groups = C = K, a square 3x3, 5x5 or 7x7 filter at stride 1 or 2,
 // dilation 1. Blocks of `block` threads; a thread computes `rows_per_thread` outputs down

@@ -5,7 +5,8 @@
 // nchw: block (n*K + k, tile) computes a tile of rows x columns outputs of one plane;
 //   the input window of the tile for each of the group's channels is staged in shared
 //   memory as float, each thread computes rows/8 outputs of one column. Or (rows 0)
-//   direct: a thread computes `pixels` neighbouring outputs of a row from global memory.
+//   direct: a thread computes `pixels` neighbouring outputs of a row from global memory
+//   (for `filters` filters of a group: conv2d_cuda_grouped.cu).
 // nhwc: thread (n, p, q-run, channel vector) computes `pixels` neighbouring outputs
 //   along q for `vector` neighbouring channels (depthwise with one filter per channel:
 //   vector loads and stores along the contiguous channels); the taps it shares with its
@@ -340,6 +341,7 @@ bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c) {
       p.c / p.groups > kDepthwiseMaxChannelsPerGroup || !FitsIndexing(p)) {
     return false;
   }
+  if (c.filters != 1) return GroupedFits(p, c);
   if (p.layout == Layout::kNchw && c.rows == 0) {  // direct
     if ((c.pixels != 1 && c.pixels != 2 && c.pixels != 4 && c.pixels != 8) || c.block < 32 || c.block > kDepthwiseMaxBlock ||
         c.block % 32 != 0) {
@@ -372,6 +374,7 @@ bool DepthwiseFits(const Problem& p, const DepthwiseConfig& c) {
 gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream) {
   if (!DepthwiseFits(p, c)) return gpuErrorInvalidValue;
   if (p.n * p.p * p.q == 0 || p.k == 0) return gpuSuccess;
+  if (c.filters != 1) return LaunchGrouped(p, c, stream);
   if (p.layout == Layout::kNchw && c.rows == 0) {
     DirectGeometry g;
     const int64_t runs = (p.q + c.pixels - 1) / c.pixels;

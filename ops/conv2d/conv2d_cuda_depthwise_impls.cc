@@ -53,8 +53,10 @@ class Conv2dCudaDepthwise : public Implementation {
   Status Run(const RunArgs& a) const override { return PrepareAndRun(*this, a); }
 
  private:
-  // nchw: rows 0 runs the direct kernel (pixels per thread, block), else shared-memory
-  // tiles of rows x columns outputs; nhwc: `vector` channels per thread.
+  // nchw: rows 0 runs the direct kernel (pixels per thread, block, and `filters` of a
+  // group per thread where the group has several: conv2d_cuda_grouped.cu), else
+  // shared-memory tiles of rows x columns outputs; nhwc: `vector` channels per thread.
+  // `filters` defaults to 1, the kernel that records without the knob measured.
   static Knobs<k::DepthwiseConfig> KnobsOf(const Workload& w) {
     using C = k::DepthwiseConfig;
     const Problem p = MakeProblem(w);
@@ -71,11 +73,12 @@ class Conv2dCudaDepthwise : public Implementation {
           .Int("columns", &C::columns, {8, 16, 32})
           .Int("pixels", &C::pixels, {1, 2, 4, 8})
           .Int("block", &C::block, {64, 128, 256, 512})
-          .Constrain("direct: one columns value; tiles: one pixels and block value",
+          .Int("filters", &C::filters, {1, 2, 4, 8})
+          .Constrain("direct: one columns value; tiles: one pixels, block and filters value",
                      [columns = defaults.columns](const C& c) {
-                       return c.rows == 0 ? c.columns == columns : c.pixels == 4 && c.block == 256;
+                       return c.rows == 0 ? c.columns == columns : c.pixels == 4 && c.block == 256 && c.filters == 1;
                      })
-          .Constrain("the tile's input window fits shared memory, the grid fits", fits);
+          .Constrain("the tile's input window fits shared memory, the grid fits; filters divide K/G (3x3)", fits);
       return knobs;
     }
     // Preferred: 16-byte channel vectors where one filter per channel allows them.
