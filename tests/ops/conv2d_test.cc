@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <set>
 
 #include "core/format.h"
 #include "core/gpu/gpu_backend.h"
@@ -19,6 +20,7 @@
 #include "opsched/runtime.h"
 #include "strategies/dispatcher.h"
 #include "tests/ops/op_test_util.h"
+#include "tests/records/record_factory.h"
 #include "tests/test_util.h"
 #include "tuner/trial.h"
 
@@ -335,6 +337,56 @@ TEST_P(Conv2dTest, NhwcStagedDepthwiseTilesOfWholeTileExtentsMatchTheReference) 
   EXPECT_EQ(runs, 11 * 6);
 }
 
+TEST_P(Conv2dTest, EveryGroupedConfigOfSeveralFiltersAThreadMatchesTheReference) {
+  // The grouped kernel (conv2d_cuda_grouped.cu: `filters` 2, 4 or 8 of a group a thread)
+  // in every config of its part of the space: ResNeXt-like groups of 4 channels and 4
+  // filters, 8 channels and 16 filters at stride 2 (two sets of 8 a group), 4 channels
+  // and 8 filters with no padding, 2 and 2 at stride 2 with odd sizes, 16 and 16 on a
+  // 40x100 map, and a strided (non-contiguous) x; f32, f16 and bf16, with and without the
+  // fused bias+activation. Runs of 1 to 8 pixels leave partial last runs on widths 13, 9,
+  // 7 and 5.
+  if (GetParam() == DeviceKind::kCpu) GTEST_SKIP() << "the grouped kernel runs on the GPU only";
+  const Implementation* impl = registry_.FindImplementation("conv2d_cuda_depthwise");
+  const Implementation* fused = registry_.FindImplementation("conv2d_bias_act_cuda_depthwise");
+  ASSERT_NE(impl, nullptr);
+  ASSERT_NE(fused, nullptr);
+  int runs = 0, configs_seen = 0;
+  auto check = [&](const Workload& w, const Implementation& with) {
+    TrialOptions options;
+    options.seed = rng_();
+    StatusOr<std::unique_ptr<Trial>> trial = Trial::Create(registry_, w, target_, options);
+    ASSERT_TRUE(trial.ok()) << trial.status();
+    std::vector<Config> configs;
+    for (Config& c : with.Space(w, target_).Enumerate(100000)) {
+      StatusOr<int64_t> filters = c.GetInt("filters");
+      if (filters.ok() && *filters > 1) configs.push_back(std::move(c));
+    }
+    ASSERT_FALSE(configs.empty()) << w.ToString();
+    configs_seen += static_cast<int>(configs.size());
+    OPSCHED_ASSERT_OK(CheckConfigs(**trial, with, configs, false, &runs));
+  };
+  for (const Shape& s : {
+           Shape{2, 16, 11, 13, 16, 3, 3, 1, 1, 1, 1, 1, 1, 4},
+           Shape{1, 32, 15, 17, 64, 3, 3, 2, 2, 1, 1, 1, 1, 4},
+           Shape{2, 12, 9, 9, 24, 3, 3, 1, 1, 0, 0, 1, 1, 3},
+           Shape{1, 8, 10, 11, 8, 3, 3, 2, 2, 0, 0, 1, 1, 4},
+           Shape{1, 32, 40, 100, 32, 3, 3, 1, 1, 1, 1, 1, 1, 2},
+       }) {
+    for (const char* dtype : {"f32", "f16", "bf16"}) {
+      check(Canonical(s.Line("conv2d", dtype)), *impl);
+      check(Canonical(s.Line("conv2d_bias_act", dtype, " act=relu")), *fused);
+    }
+  }
+  // x a view of every other channel of a wider tensor.
+  Workload strided = Canonical(Shape{2, 16, 7, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 4}.Line("conv2d", "f16"));
+  strided.SetTensor("x", *TensorDesc::Strided(DType::kF16, {2, 16, 7, 9}, {32 * 63, 2 * 63, 9, 1}));
+  OPSCHED_ASSERT_OK(registry_.Canonicalize(&strided));
+  check(strided, *impl);
+  std::printf("%d grouped configs, %d checked runs\n", configs_seen, runs);
+  EXPECT_EQ(runs, configs_seen);
+  EXPECT_GT(configs_seen, 700);
+}
+
 TEST_P(Conv2dTest, EmptyBatchAndSingleElement) {
   int runs = 0;
   for (const char* op : {"conv2d", "conv2d_bias_act", "conv2d_backward"}) {
@@ -570,6 +622,82 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
     EXPECT_EQ(fused->implementation->name(),
               std::string(act) == "relu" ? "conv2d_bias_act_cudnn" : "conv2d_bias_act_cudnn_unfused");
     EXPECT_EQ(fused->config, plain->config) << act;
+  }
+}
+
+// Several filters of a group a thread (conv2d_cuda_grouped.cu) are in the own depthwise
+// kernel's space only where they fit: direct nchw configs, `filters` dividing K/G, a 3x3
+// filter at stride 1 or 2, filters * pixels <= 32; and the rule serves grouped 3x3 layers
+// (ResNeXt, RegNet) with them, not 1x1 grouped or depthwise ones (host checks: no device).
+TEST(Conv2dGroupedTest, SeveralFiltersAThreadWhereTheyFitAndTheRuleForGroupedLayers) {
+  const Implementation* impl = Registry::Global().FindImplementation("conv2d_cuda_depthwise");
+  if (impl == nullptr) GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
+  const Target gpu = records::testing::TestGpu("NVIDIA H200");
+  auto canonical = [](const std::string& line) {
+    StatusOr<Workload> w = Registry::Global().ParseCanonical(line);
+    EXPECT_TRUE(w.ok()) << line << ": " << w.status();
+    return w.ok() ? *w : Workload();
+  };
+  // The filters values among a workload's configs; every such config direct and small.
+  auto filters_of = [&](const std::string& line) {
+    std::set<int64_t> values;
+    for (const Config& c : impl->Space(canonical(line), gpu).Enumerate()) {
+      const int64_t f = c.GetInt("filters", 1);
+      values.insert(f);
+      if (f > 1) {
+        EXPECT_EQ(c.GetInt("rows", -1), 0) << c.ToString();
+        EXPECT_LE(f * c.GetInt("pixels", 99), 32) << c.ToString();
+      }
+    }
+    return values;
+  };
+  const std::string tail = " dilation=1,1 layout=nchw math=fp32";
+  EXPECT_EQ(filters_of("conv2d x=bf16[32,128,28,28] w=bf16[128,4,3,3] stride=1,1 pad=1,1 groups=32" + tail),
+            (std::set<int64_t>{1, 2, 4}));
+  EXPECT_EQ(filters_of("conv2d x=f32[8,512,28,28] w=f32[512,16,3,3] stride=2,2 pad=1,1 groups=32" + tail),
+            (std::set<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(filters_of("conv2d x=f32[8,12,28,28] w=f32[6,4,3,3] stride=1,1 pad=1,1 groups=3" + tail),
+            (std::set<int64_t>{1, 2}));
+  EXPECT_EQ(filters_of("conv2d x=f32[8,12,28,28] w=f32[9,4,3,3] stride=1,1 pad=1,1 groups=3" + tail),
+            (std::set<int64_t>{1}));  // 3 filters a group
+  EXPECT_EQ(filters_of("conv2d x=f32[8,64,28,28] w=f32[64,4,5,5] stride=1,1 pad=2,2 groups=16" + tail),
+            (std::set<int64_t>{1}));  // 5x5
+  EXPECT_EQ(filters_of("conv2d x=f32[8,64,28,28] w=f32[64,4,3,3] stride=3,3 pad=1,1 groups=16" + tail),
+            (std::set<int64_t>{1}));  // stride 3
+  EXPECT_EQ(filters_of("conv2d x=f32[8,64,28,28] w=f32[64,4,3,3] stride=1,1 pad=2,2 dilation=2,2 groups=16 "
+                       "layout=nchw math=fp32"),
+            (std::set<int64_t>{1}));  // dilated
+  EXPECT_EQ(filters_of("conv2d x=f32[8,28,28,64] w=f32[64,3,3,4] stride=1,1 pad=1,1 dilation=1,1 groups=16 "
+                       "layout=nhwc math=fp32"),
+            (std::set<int64_t>{1}));  // nhwc declares no filters knob
+  Dispatcher dispatcher(Registry::Global(), gpu, nullptr, DispatchOptions{.use_model = false});
+  auto rule = [&](const std::string& line) {
+    StatusOr<Decision> d = dispatcher.Heuristic(canonical(line));
+    EXPECT_TRUE(d.ok()) << line << ": " << d.status();
+    return d.ok() ? fmt::format("{} {}", d->implementation->name(), d->config.ToString()) : std::string();
+  };
+  EXPECT_EQ(rule("conv2d x=bf16[32,128,28,28] w=bf16[128,4,3,3] stride=1,1 pad=1,1 groups=32" + tail),
+            "conv2d_cuda_depthwise block=256,columns=32,filters=4,pixels=4,rows=0");
+  EXPECT_EQ(rule("conv2d x=f32[8,512,28,28] w=f32[512,16,3,3] stride=2,2 pad=1,1 groups=32" + tail),
+            "conv2d_cuda_depthwise block=256,columns=16,filters=8,pixels=4,rows=0");
+  EXPECT_EQ(rule("conv2d_bias_act x=f16[8,56,7,7] w=f16[56,8,3,3] b=f16[56] stride=1,1 pad=1,1 groups=7" + tail +
+                 " act=relu"),
+            "conv2d_bias_act_cuda_depthwise block=256,columns=8,filters=8,pixels=4,rows=0");
+  EXPECT_EQ(rule("conv2d x=f32[8,12,28,28] w=f32[6,4,3,3] stride=1,1 pad=1,1 groups=3" + tail),
+            "conv2d_cuda_depthwise block=256,columns=32,filters=2,pixels=4,rows=0");
+  // Not grouped 3x3 with an even K/G (or C/G above 16): other rules, or none without the
+  // device's libraries.
+  auto served = [&](const std::string& line) {
+    StatusOr<Decision> d = dispatcher.Heuristic(canonical(line));
+    return d.ok() ? fmt::format("{} {}", d->implementation->name(), d->config.ToString()) : d.status().ToString();
+  };
+  for (const std::string& line : {
+           "conv2d x=f32[8,512,28,28] w=f32[512,16,1,1] stride=1,1 pad=0,0 groups=32" + tail,
+           "conv2d x=f32[8,12,28,28] w=f32[9,4,3,3] stride=1,1 pad=1,1 groups=3" + tail,
+           "conv2d x=f32[8,64,28,28] w=f32[64,1,3,3] stride=1,1 pad=1,1 groups=64" + tail,
+           "conv2d x=f32[8,1024,7,7] w=f32[1024,32,3,3] stride=1,1 pad=1,1 groups=32" + tail,
+       }) {
+    EXPECT_EQ(served(line).find("filters="), std::string::npos) << line;
   }
 }
 
