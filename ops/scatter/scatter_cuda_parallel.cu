@@ -40,9 +40,9 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
     if (pos < p.n) {
       const Location l = Locate<kFast32>(p, g, pos);
       int64_t index;
-      if (Normalise(static_cast<int64_t>(indices[l.index_offset]), p.axis_size, &index)) {
+      if (Normalise(static_cast<int64_t>(LoadOnce(indices + l.index_offset)), p.axis_size, &index)) {
         target[i] = static_cast<Target>(l.out_base + index * l.axis_stride);
-        value[i] = T::Load(updates[l.update_offset]);
+        value[i] = T::Load(LoadOnce(updates + l.update_offset));
       } else if constexpr (!kInPlace) {
         bad |= 1u << i;
       }
@@ -81,11 +81,11 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
     if (i < items && pair < pairs) {
       const int64_t pos = 2 * pair;
       const Location l = Locate<true>(p, g, pos);
-      value[i] = updates[pair];
+      value[i] = LoadOnce(updates + pair);
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         int64_t index;
-        if (Normalise(static_cast<int64_t>(indices[pos + e]), p.axis_size, &index)) {
+        if (Normalise(static_cast<int64_t>(LoadOnce(indices + pos + e)), p.axis_size, &index)) {
           target[i][e] = static_cast<int32_t>(l.out_base + e + index * l.axis_stride);
         } else if constexpr (!kInPlace) {
           bad |= 1u << (2 * i + e);
