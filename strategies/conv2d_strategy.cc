@@ -71,7 +71,7 @@
 // depthwise kernel is the best. The grouped rule's config (H200, 2026-11-29, every config of
 // the own kernel on train.txt's four grouped layers and dtypes.txt's one): within 1.04x of
 // the kernel's best on each (1.02x geomean; filters 4 and 8 at runs of 4 pixels), where
-// one filter a thread took 1.7-2.6x. cuDNN's implicit_precomp_gemm still wins the 16-bit
+// one filter a thread took 1.8-2.6x. cuDNN's implicit_precomp_gemm still wins the 16-bit
 // layers of 8 and 16 channels a group (86 against 94 us, 22 against 49: tensor cores), which
 // the vendor floor's neighbours report.
 #include <algorithm>
