@@ -168,9 +168,9 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(
   const auto [sh, sw, dh, dw, R, S_, H, W, cg, kg] = Dims<KS, ST>(p);
   const int q0 = static_cast<int>(run) * kPixels;
   const int iw0 = q0 * sw - static_cast<int>(p.pad_w);
-  float acc[kPixels];
+  float acc[1][kPixels];  // one filter (AccumulateRow's F)
 #pragma unroll
-  for (int j = 0; j < kPixels; ++j) acc[j] = 0.0f;
+  for (int j = 0; j < kPixels; ++j) acc[0][j] = 0.0f;
   for (int c1 = 0; c1 < cg; ++c1) {
     const int64_t c = int64_t(static_cast<int>(k) / kg) * cg + c1;
     const S* __restrict__ plane_x = x + int64_t(n) * p.x_strides[0] + c * p.x_strides[1];
@@ -180,27 +180,17 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(
       if (ih < 0 || ih >= H) continue;
       const S* __restrict__ xr = plane_x + int64_t(ih) * p.x_strides[2];
       if constexpr (KS > 0) {
-        float wv[KS];
+        float wv[1][KS];
 #pragma unroll
-        for (int s2 = 0; s2 < KS; ++s2) wv[s2] = T::Load(wk[r * p.w_strides[2] + s2 * p.w_strides[3]]);
-        constexpr int kSpan = (kPixels - 1) * ST + KS;
-#pragma unroll
-        for (int col = 0; col < kSpan; ++col) {
-          const int iw = iw0 + col;
-          const float xv = (iw >= 0 && iw < W) ? T::Load(xr[int64_t(iw) * p.x_strides[3]]) : 0.0f;
-#pragma unroll
-          for (int j = 0; j < kPixels; ++j) {
-            const int s2 = col - j * ST;  // compile-time after unrolling
-            if (s2 >= 0 && s2 < KS) acc[j] = fmaf(xv, wv[s2], acc[j]);
-          }
-        }
+        for (int s2 = 0; s2 < KS; ++s2) wv[0][s2] = T::Load(wk[r * p.w_strides[2] + s2 * p.w_strides[3]]);
+        AccumulateRow<T, 1, kPixels, KS, ST>(xr, p.x_strides[3], iw0, W, wv, acc);
       } else {
         for (int s2 = 0; s2 < S_; ++s2) {
           const float wv = T::Load(wk[r * p.w_strides[2] + s2 * p.w_strides[3]]);
 #pragma unroll
           for (int j = 0; j < kPixels; ++j) {
             const int iw = iw0 + j * sw + s2 * dw;
-            if (iw >= 0 && iw < W) acc[j] = fmaf(T::Load(xr[int64_t(iw) * p.x_strides[3]]), wv, acc[j]);
+            if (iw >= 0 && iw < W) acc[0][j] = fmaf(T::Load(xr[int64_t(iw) * p.x_strides[3]]), wv, acc[0][j]);
           }
         }
       }
@@ -211,7 +201,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(
 #pragma unroll
   for (int j = 0; j < kPixels; ++j) {
     const int q = q0 + j;
-    if (q < p.q) y[at + int64_t(q) * p.y_strides[3]] = T::Store(Epilogue<T>(p, k, acc[j]));
+    if (q < p.q) y[at + int64_t(q) * p.y_strides[3]] = T::Store(Epilogue<T>(p, k, acc[0][j]));
   }
 }
 

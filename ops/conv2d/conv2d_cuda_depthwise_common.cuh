@@ -57,4 +57,28 @@ inline gpuError_t VisitFilter(const Problem& p, Fn&& fn) {
   }
 }
 
+// One input row's share of kPixels neighbouring outputs along q, at stride ST, of F
+// filters with KS unrolled taps (wv[f][s], dilation 1): each input of the run's span is
+// loaded once from row `xr` (elements `x_step` apart; zero outside [0, W)) and multiplied
+// into every output and filter that uses it. The nchw direct kernels' inner loop: one
+// filter a thread (conv2d_cuda_depthwise.cu) or several of a group (conv2d_cuda_grouped.cu).
+template <typename T, int F, int kPixels, int KS, int ST>
+__device__ __forceinline__ void AccumulateRow(const typename T::Storage* xr, int64_t x_step, int iw0,
+                                              int W, const float (&wv)[F][KS], float (&acc)[F][kPixels]) {
+  constexpr int kSpan = (kPixels - 1) * ST + KS;
+#pragma unroll
+  for (int col = 0; col < kSpan; ++col) {
+    const int iw = iw0 + col;
+    const float xv = (iw >= 0 && iw < W) ? T::Load(xr[int64_t(iw) * x_step]) : 0.0f;
+#pragma unroll
+    for (int j = 0; j < kPixels; ++j) {
+      const int s2 = col - j * ST;  // compile-time after unrolling
+      if (s2 >= 0 && s2 < KS) {
+#pragma unroll
+        for (int f = 0; f < F; ++f) acc[f][j] = fmaf(xv, wv[f][s2], acc[f][j]);
+      }
+    }
+  }
+}
+
 }  // namespace opsched::conv2d::gpu_kernels::depthwise

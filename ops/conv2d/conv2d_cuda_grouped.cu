@@ -68,20 +68,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) GroupedNchwKernel(Problem 
           wv[f][s2] = T::Load(wc[f * p.w_strides[0] + r * p.w_strides[2] + s2 * p.w_strides[3]]);
         }
       }
-      constexpr int kSpan = (kPixels - 1) * ST + kTaps;
-#pragma unroll
-      for (int col = 0; col < kSpan; ++col) {
-        const int iw = iw0 + col;
-        const float xv = (iw >= 0 && iw < W) ? T::Load(xr[int64_t(iw) * p.x_strides[3]]) : 0.0f;
-#pragma unroll
-        for (int j = 0; j < kPixels; ++j) {
-          const int s2 = col - j * ST;  // compile-time after unrolling
-          if (s2 >= 0 && s2 < kTaps) {
-#pragma unroll
-            for (int f = 0; f < F; ++f) acc[f][j] = fmaf(xv, wv[f][s2], acc[f][j]);
-          }
-        }
-      }
+      AccumulateRow<T, F, kPixels, kTaps, ST>(xr, p.x_strides[3], iw0, W, wv, acc);
     }
   }
   S* __restrict__ y = static_cast<S*>(p.y);
