@@ -147,13 +147,6 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwKernel(Proble
 // from global memory (the taps its neighbours share come from L1): no staging, no
 // barrier, little fixed cost per thread. KS > 0: an unrolled KS x KS filter at stride ST,
 // dilation 1, each input of the run's rows loaded once.
-struct DirectGeometry {
-  FastDivmod runs;  // item -> (plane row, q run)
-  FastDivmod rows;  // plane row -> (n * K + k, p)
-  FastDivmod k;     // n * K + k -> (n, k)
-  uint32_t items;
-};
-
 template <typename T, int kPixels, int KS, int ST>
 __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(Problem p, DirectGeometry g) {
   using S = typename T::Storage;
@@ -162,7 +155,7 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNchwDirectKernel(
   uint32_t plane_row, run, plane, oh, n, k;
   g.runs.DivMod(item, &plane_row, &run);
   g.rows.DivMod(plane_row, &plane, &oh);
-  g.k.DivMod(plane, &n, &k);
+  g.sets.DivMod(plane, &n, &k);  // one filter a set
   const S* __restrict__ x = static_cast<const S*>(p.x);
   const S* __restrict__ w = static_cast<const S*>(p.wt);
   const auto [sh, sw, dh, dw, R, S_, H, W, cg, kg] = Dims<KS, ST>(p);
@@ -366,12 +359,7 @@ gpuError_t LaunchDepthwise(const Problem& p, const DepthwiseConfig& c, gpuStream
   if (p.n * p.p * p.q == 0 || p.k == 0) return gpuSuccess;
   if (c.filters != 1) return LaunchGrouped(p, c, stream);
   if (p.layout == Layout::kNchw && c.rows == 0) {
-    DirectGeometry g;
-    const int64_t runs = (p.q + c.pixels - 1) / c.pixels;
-    g.runs = FastDivmod(static_cast<uint32_t>(runs));
-    g.rows = FastDivmod(static_cast<uint32_t>(p.p));
-    g.k = FastDivmod(static_cast<uint32_t>(p.k));
-    g.items = static_cast<uint32_t>(p.n * p.k * p.p * runs);
+    const DirectGeometry g = MakeDirectGeometry(p, c.pixels, 1);
     const unsigned blocks = static_cast<unsigned>((int64_t(g.items) + c.block - 1) / c.block);
     return VisitType(p, [&]<typename T>() {
       return VisitFilter(p, [&]<int KS, int ST>() {

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/element.h"
+#include "core/gpu/fast_divmod.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_math.h"
 
@@ -55,6 +56,26 @@ inline gpuError_t VisitFilter(const Problem& p, Fn&& fn) {
     default:
       return fn.template operator()<0, 0>();
   }
+}
+
+// The nchw direct kernels' threads: item -> (plane row, q run of `pixels` outputs) ->
+// (plane, p) -> (n, filter set of `filters` filters of one group; 1: the filter), in
+// 32-bit FastDivmods (conv2d_cuda_depthwise.cu, conv2d_cuda_grouped.cu).
+struct DirectGeometry {
+  FastDivmod runs;  // item -> (plane row, q run)
+  FastDivmod rows;  // plane row -> (n * sets + set, p)
+  FastDivmod sets;  // n * sets + set -> (n, set): sets = K / filters
+  uint32_t items;
+};
+
+inline DirectGeometry MakeDirectGeometry(const Problem& p, int pixels, int filters) {
+  DirectGeometry g;
+  const int64_t runs = (p.q + pixels - 1) / pixels;
+  g.runs = FastDivmod(static_cast<uint32_t>(runs));
+  g.rows = FastDivmod(static_cast<uint32_t>(p.p));
+  g.sets = FastDivmod(static_cast<uint32_t>(p.k / filters));
+  g.items = static_cast<uint32_t>(p.n * (p.k / filters) * p.p * runs);
+  return g;
 }
 
 // One input row's share of kPixels neighbouring outputs along q, at stride ST, of F

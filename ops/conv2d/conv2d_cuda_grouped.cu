@@ -8,7 +8,6 @@
 // fused.
 #include <cstdint>
 
-#include "core/gpu/fast_divmod.h"
 #include "core/gpu/visit.h"
 #include "ops/conv2d/conv2d_cuda.h"
 #include "ops/conv2d/conv2d_cuda_depthwise_common.cuh"
@@ -21,15 +20,8 @@ using namespace depthwise;  // NOLINT: the shared kernel helpers
 
 constexpr int kTaps = 3;  // the filter: 3 x 3
 
-struct GroupedGeometry {
-  FastDivmod runs;  // item -> (plane row, q run)
-  FastDivmod rows;  // plane row -> (n * sets + set, p)
-  FastDivmod sets;  // n * sets + set -> (n, set): sets = K / F
-  uint32_t items;
-};
-
 template <typename T, int F, int kPixels, int ST>
-__global__ void __launch_bounds__(kDepthwiseMaxBlock) GroupedNchwKernel(Problem p, GroupedGeometry g) {
+__global__ void __launch_bounds__(kDepthwiseMaxBlock) GroupedNchwKernel(Problem p, DirectGeometry g) {
   using S = typename T::Storage;
   const uint32_t item = blockIdx.x * blockDim.x + threadIdx.x;
   if (item >= g.items) return;
@@ -101,12 +93,7 @@ bool GroupedFits(const Problem& p, const DepthwiseConfig& c) {
 gpuError_t LaunchGrouped(const Problem& p, const DepthwiseConfig& c, gpuStream_t stream) {
   if (c.filters < 2 || !DepthwiseFits(p, c)) return gpuErrorInvalidValue;  // DepthwiseFits: GroupedFits
   if (p.n * p.p * p.q == 0 || p.k == 0) return gpuSuccess;
-  GroupedGeometry g;
-  const int64_t runs = (p.q + c.pixels - 1) / c.pixels;
-  g.runs = FastDivmod(static_cast<uint32_t>(runs));
-  g.rows = FastDivmod(static_cast<uint32_t>(p.p));
-  g.sets = FastDivmod(static_cast<uint32_t>(p.k / c.filters));
-  g.items = static_cast<uint32_t>(p.n * (p.k / c.filters) * p.p * runs);
+  const DirectGeometry g = MakeDirectGeometry(p, c.pixels, c.filters);
   const unsigned blocks = static_cast<unsigned>((int64_t(g.items) + c.block - 1) / c.block);
   const bool two = p.stride_h == 2;
   return VisitType(p, [&]<typename T>() {
