@@ -511,6 +511,11 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
       }
     }
   }
+  if (const std::optional<std::string> why = ContestedByRecords(canonical, c, kContested)) {
+    if (model_notes != nullptr) model_notes->push_back(*why);
+    Note(notes, "predicted", c.implementation, c.config, "not trusted: " + *why);
+    return Prediction::kContested;
+  }
   if (const std::string why = AgainstRules(c, canonical); !why.empty()) {
     if (model_notes != nullptr) model_notes->push_back("contested: " + why);
     Note(notes, "predicted", c.implementation, c.config, "not trusted: " + why);

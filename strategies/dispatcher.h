@@ -8,8 +8,9 @@
 //                            floor's two picks), when a model is loaded, this workload
 //                            lies near its training data (DispatchOptions::
 //                            model_max_distance) and no near training workload measured
-//                            the pick at 1.5x its best or slower (else it is contested
-//                            and step 4 is skipped: the floor decides)
+//                            the pick at 1.5x its best or slower, nor the nearest tuned
+//                            workload of the records that measured it (else it is
+//                            contested and step 4 is skipped: the floor decides)
 //   4. nearest record      — the config of the nearest tuned workload of the same family,
 //                            when it is legal for this workload
 //   5. floor               — the better of the op's strategy rule and the vendor's own
@@ -108,8 +109,9 @@ class Dispatcher {
   FloorPicks Picks(const Workload& canonical) const { return {Heuristic(canonical), Vendor(canonical)}; }
   // The selector's choice when it is confident; *model_notes gets what it said, *picks the
   // floor's picks when it ranked them. kContested: its nearest training workloads disagree
-  // about its pick, or a rule says its implementation does not fit here (AgainstRules),
-  // so neither the pick nor a neighbour's record serves, the floor does.
+  // about its pick, or the nearest tuned workload that measured it does
+  // (ContestedByRecords), or a rule says its implementation does not fit here
+  // (AgainstRules), so neither the pick nor a neighbour's record serves, the floor does.
   enum class Prediction { kDecided, kNone, kContested };
   Prediction TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
                           std::vector<std::string>* model_notes, std::optional<FloorPicks>* picks,
@@ -140,6 +142,11 @@ class Dispatcher {
   };
   std::optional<FloorVerdict> NeighboursVerdict(const Workload& canonical, std::string_view rule_implementation,
                                                 const Candidate& vendor) const;
+  // Where the nearest tuned workload of this target (of the nearest_k, within
+  // nearest_max_distance; hidden ones do not count) that measured `pick` ran it at
+  // `contested` x its best or slower: why, in words; else none (strategies/records_contest.cc).
+  std::optional<std::string> ContestedByRecords(const Workload& canonical, const Candidate& pick,
+                                                double contested) const;
   // The better of the rule's and the vendor's picks (see the chain above).
   StatusOr<Decision> Floor(const Workload& canonical, std::vector<Considered>* notes, FloorPicks picks) const;
   // Fills a decision for `impl` with `config`.

@@ -224,6 +224,52 @@ TEST_F(SelectorTest, APickThatANearTrainingWorkloadMeasuredSlowIsContestedAndThe
   // Without the odd workload the same shape is predicted (UntunedShapeIsServedByPrediction).
 }
 
+// Records tuned after the model was fitted speak too: where the nearest tuned workload
+// that measured the model's pick ran it at 1.5x its best or slower, the pick is contested
+// and the floor decides; where it ran it near its best, the prediction stands.
+TEST_F(SelectorTest, APickThatTheNearestTunedWorkloadMeasuredSlowIsContestedByTheRecords) {
+  std::unique_ptr<Selector> model = Load(Train());  // never saw n = 26000
+  ASSERT_NE(model, nullptr);
+  const int64_t odd = 26000;
+  // A machine on which the loop wins at n = 26000 and blocked block=64 takes 2.1x its time.
+  records::Database newer;
+  for (int u : {1, 2, 4}) {
+    OPSCHED_ASSERT_OK(newer.Add(MakeRecord(Line(odd), cpu_, "scale_cpu_loop", fmt::format("unroll={}", u), 9.0 - u)));
+  }
+  for (int b : {64, 256, 1024}) {
+    OPSCHED_ASSERT_OK(
+        newer.Add(MakeRecord(Line(odd), cpu_, "scale_cpu_blocked", fmt::format("block={}", b), 10.0 + b / 64)));
+  }
+  Dispatcher d(registry_, cpu_, &newer, DispatchOptions{}, model.get());
+  StatusOr<Explanation> e = d.Explain(W(24576));
+  ASSERT_TRUE(e.ok()) << e.status();
+  const std::string text = e->ToString();
+  EXPECT_EQ(e->decision.provenance, Provenance::kHeuristic) << text;
+  EXPECT_EQ(e->decision.config.ToString(), "block=1024") << text;
+  EXPECT_NE(text.find("contested by the records: the tuned workload '" + Line(odd) +
+                      "' (distance 0.08) ran it in 11.00 us, 2.20x its best"),
+            std::string::npos)
+      << text;
+
+  // The same workload measured block=64 at 1.2x its best: the prediction stands.
+  records::Database near_best;
+  OPSCHED_ASSERT_OK(near_best.Add(MakeRecord(Line(odd), cpu_, "scale_cpu_loop", "unroll=4", 10.0)));
+  OPSCHED_ASSERT_OK(near_best.Add(MakeRecord(Line(odd), cpu_, "scale_cpu_blocked", "block=64", 12.0)));
+  Dispatcher stands(registry_, cpu_, &near_best, DispatchOptions{}, model.get());
+  StatusOr<const CachedDecision*> got = stands.Decide(W(24576));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)->decision.provenance, Provenance::kPredicted) << (*got)->decision.reason;
+  EXPECT_EQ((*got)->decision.config.ToString(), "block=64") << (*got)->decision.reason;
+
+  // Records that never measured the pick say nothing: predicted as without them.
+  records::Database other;
+  OPSCHED_ASSERT_OK(other.Add(MakeRecord(Line(odd), cpu_, "scale_cpu_loop", "unroll=4", 1.0)));
+  Dispatcher unmeasured(registry_, cpu_, &other, DispatchOptions{}, model.get());
+  StatusOr<const CachedDecision*> still = unmeasured.Decide(W(24576));
+  ASSERT_TRUE(still.ok()) << still.status();
+  EXPECT_EQ((*still)->decision.provenance, Provenance::kPredicted) << (*still)->decision.reason;
+}
+
 // No nearest training workload's fastest is legal here, so the model ranks every legal
 // candidate; but it never saw the implementation the rule would run, so it cannot say its
 // pick beats the floor: the floor decides. (The model here learned the loop only, from

@@ -1,0 +1,43 @@
+// The tuned neighbours' word on a prediction (Dispatcher::TryPredicted): the model's own
+// nearest training workloads contest a pick they measured slow; this asks the same of the
+// records, which may be newer than the model (layers tuned after it was fitted). On the
+// H200 the shipped model ranked cuDNN's pick first for a held-out f32 ResNeXt grouped 3x3
+// layer at stride 2 (71 us), which the own direct kernel runs in 18; the model had never
+// seen a grouped layer, the records of one tuned later had measured the same gap.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/format.h"
+#include "strategies/dispatcher.h"
+
+namespace opsched {
+
+std::optional<std::string> Dispatcher::ContestedByRecords(const Workload& canonical, const Candidate& pick,
+                                                          double contested) const {
+  if (db_ == nullptr || !options_.use_nearest_records) return std::nullopt;
+  const int k = options_.nearest_k + static_cast<int>(options_.hidden_workloads.size());
+  int seen = 0;
+  for (const records::Neighbour& n : db_->Nearest(canonical, target_, k)) {
+    if (options_.hidden_workloads.count(n.workload->hash())) continue;
+    if (n.distance > options_.nearest_max_distance || seen++ == options_.nearest_k) break;
+    constexpr double kNone = std::numeric_limits<double>::infinity();
+    double best_us = kNone, pick_us = kNone;
+    for (const records::RecordEntry* e : db_->ExactRecordsFor(n.workload->hash(), target_key_)) {
+      if (e->status != records::OK || !(e->call_us > 0)) continue;
+      best_us = std::min<double>(best_us, e->call_us);
+      if (db_->implementation(e->implementation) == pick.implementation && db_->config(e->config) == pick.config) {
+        pick_us = std::min<double>(pick_us, e->call_us);
+      }
+    }
+    if (pick_us == kNone) continue;  // not measured there: the next one may have
+    // The nearest that measured it speaks, one way or the other.
+    if (pick_us < contested * best_us) return std::nullopt;
+    return fmt::format("contested by the records: the tuned workload '{}' (distance {:.2f}) ran it in {:.2f} us, "
+                       "{:.2f}x its best",
+                       n.workload->ToString(), n.distance, pick_us, pick_us / best_us);
+  }
+  return std::nullopt;
+}
+
+}  // namespace opsched
