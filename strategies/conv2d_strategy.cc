@@ -15,9 +15,12 @@
 //  49        *_cuda_depthwise_staged_nhwc      the same layers channels-last (and      its default: rows=8 columns=16
 //                                              ConvNeXt's 7x7)                         rows_per_thread=8 block=128
 //  49        *_cuda_depthwise                  f16 or bf16, groups = C (depthwise)     its default
-//  49        *_cuda_depthwise                  nchw grouped, 1 < G < C, C/G <= 16,     rows=0 filters=K/G up to 8
-//                                              K/G even, 3x3 at stride 1 or 2          pixels=4 block=256
-//                                              (ResNeXt, RegNet)
+//  49        *_cuda_direct                     f32 nchw grouped, 1 < G < C, C/G <= 16, block=256 channels_per_thread=8
+//                                              3x3 at stride 1 or 2 (ResNeXt, RegNet),
+//                                              K/G >= 8
+//  49        *_cuda_depthwise                  the same grouped layers with K/G even:  rows=0 filters=K/G up to 8
+//                                              f32 with K/G < 8, f16/bf16 with C/G     pixels=4 block=256
+//                                              <= 4 (with more, cuDNN's tensor cores)
 //  48        *_cuda_im2col_gemm                1x1, stride 1, no padding, dilation 1,  images=N (the closest legal count)
 //                                              groups 1 (f32 nchw: a batched GEMM)
 //  47        *_cuda_im2col_gemm                1-4 images, C/G*R*S >= 1024, N*P*Q      images=N where P*Q >= 2048,
@@ -68,12 +71,20 @@
 // and the direct kernel 1.7-2.7x. On their f32
 // depthwise layers (5) implicit_precomp_gemm is within 3% of the best and the direct
 // kernel 2.0-3.0x; on the f16/bf16 depthwise ones where it was measured (4 of 5) the own
-// depthwise kernel is the best. The grouped rule's config (H200, 2026-11-29, every config of
-// the own kernel on train.txt's four grouped layers and dtypes.txt's one): within 1.04x of
-// the kernel's best on each (1.02x geomean; filters 4 and 8 at runs of 4 pixels), where
-// one filter a thread took 1.8-2.6x. cuDNN's implicit_precomp_gemm still wins the 16-bit
-// layers of 8 and 16 channels a group (86 against 94 us, 22 against 49: tensor cores), which
-// the vendor floor's neighbours report.
+// depthwise kernel is the best. The grouped rules (H200, 2026-11-29, train.txt's four
+// grouped layers and dtypes.txt's one; every config of the own depthwise kernel, 48 xgb
+// trials of every implementation): its grouped config is within 1.04x of the kernel's best
+// on each (1.02x geomean; filters 4 and 8 at runs of 4 pixels), where one filter a thread
+// took 1.8-2.6x; it is the best of all on the f32 layer of 4 filters a group (ResNeXt-50
+// layer1: 106.6 us, the direct kernel 155.7, cuDNN 468) and the bf16 one (29.5 us, cuDNN
+// 32.2). On the f32 layer of 8 (RegNetX-200MF) the direct kernel, 8 filters a thread with
+// the group's filters in shared memory, is the best (35.6 us against 47.1), and so on the
+// three f32 ResNeXt layers of 8 and 16 filters a group added to train.txt (h120: 53.5, 36.4
+// and 26.4 us; the own depthwise kernel's best 79.5, 54.3 and 31.7; cuDNN's pick 104.5,
+// 505 and 68.5), where the rule's config takes 1.16x, 1.21x and 1.01x the best (8 filters
+// a thread; 16 was the best on the two layers of 16 a group, but it halves the grid of a
+// small layer). cuDNN's implicit_precomp_gemm wins the 16-bit layers of 8 and 16 channels
+// a group (86 against 94 us, 22 against 49: tensor cores), so no own rule takes those.
 #include <algorithm>
 #include <string>
 
@@ -114,6 +125,13 @@ auto DepthwiseOnGpu(conv2d::Layout layout) {
   };
 }
 
+// A grouped layer of the own grouped kernels' kind: nchw, 1 < G < C, C/G <= 16, a 3x3
+// filter at stride 1 or 2, dilation 1 (ResNeXt, RegNet).
+bool GroupedLayer(const conv2d::Problem& p) {
+  return p.layout == conv2d::Layout::kNchw && p.groups > 1 && p.groups < p.c && p.c / p.groups <= 16 && p.r == 3 &&
+         p.s == 3 && p.stride_h == p.stride_w && p.stride_h <= 2 && p.dil_h == 1 && p.dil_w == 1;
+}
+
 Config Algo(const char* algo) {
   Config c;
   c.Set("algo", std::string(algo));
@@ -146,12 +164,23 @@ std::unique_ptr<Strategy> MakeForwardStrategy(Kind kind) {
          return OnGpu(t) && p.type != conv2d::ElementType::kF32 && p.groups == p.c && p.groups > 1;
        },
        nullptr},
-      {49, op + "_cuda_depthwise", "nchw grouped (1 < G < C), C/G <= 16, K/G even, 3x3 at stride 1 or 2",
+      {49, op + "_cuda_direct", "f32 nchw grouped 3x3 (GroupedLayer), K/G >= 8",
        [](const Workload& w, const Target& t) {
          const conv2d::Problem p = MakeProblem(w);
-         return OnGpu(t) && p.layout == conv2d::Layout::kNchw && p.groups > 1 && p.groups < p.c &&
-                p.c / p.groups <= 16 && p.filters_per_group() % 2 == 0 && p.r == 3 && p.s == 3 &&
-                p.stride_h == p.stride_w && p.stride_h <= 2 && p.dil_h == 1 && p.dil_w == 1;
+         return OnGpu(t) && GroupedLayer(p) && p.type == conv2d::ElementType::kF32 && p.filters_per_group() >= 8;
+       },
+       [](const Workload&, const Target&) {
+         Config c;
+         c.Set("block", 256);
+         c.Set("channels_per_thread", 8);
+         return c;
+       }},
+      {49, op + "_cuda_depthwise", "nchw grouped 3x3 (GroupedLayer), K/G even: f32 K/G < 8, f16/bf16 C/G <= 4",
+       [](const Workload& w, const Target& t) {
+         const conv2d::Problem p = MakeProblem(w);
+         const bool f32 = p.type == conv2d::ElementType::kF32;
+         return OnGpu(t) && GroupedLayer(p) && p.filters_per_group() % 2 == 0 &&
+                (f32 ? p.filters_per_group() < 8 : p.c / p.groups <= 4);
        },
        [](const Workload& w, const Target&) {  // every knob, as the tuner records it
          const conv2d::Problem p = MakeProblem(w);

@@ -627,8 +627,10 @@ TEST_P(Conv2dTest, StrategyRulesAndTheVendorFloorOnTheGpu) {
 
 // Several filters of a group a thread (conv2d_cuda_grouped.cu) are in the own depthwise
 // kernel's space only where they fit: direct nchw configs, `filters` dividing K/G, a 3x3
-// filter at stride 1 or 2, filters * pixels <= 32; and the rule serves grouped 3x3 layers
-// (ResNeXt, RegNet) with them, not 1x1 grouped or depthwise ones (host checks: no device).
+// filter at stride 1 or 2, filters * pixels <= 32; and the rules serve grouped 3x3 layers
+// (ResNeXt, RegNet) with them (f32 of few filters a group, f16/bf16 of few channels) or
+// with the direct kernel (f32 of 8 filters or more), not 1x1 grouped or depthwise ones
+// (host checks: no device).
 TEST(Conv2dGroupedTest, SeveralFiltersAThreadWhereTheyFitAndTheRuleForGroupedLayers) {
   const Implementation* impl = Registry::Global().FindImplementation("conv2d_cuda_depthwise");
   if (impl == nullptr) GTEST_SKIP() << "this build has no CUDA implementations (a CPU-only or sanitizer build)";
@@ -678,15 +680,19 @@ TEST(Conv2dGroupedTest, SeveralFiltersAThreadWhereTheyFitAndTheRuleForGroupedLay
   };
   EXPECT_EQ(rule("conv2d x=bf16[32,128,28,28] w=bf16[128,4,3,3] stride=1,1 pad=1,1 groups=32" + tail),
             "conv2d_cuda_depthwise block=256,columns=32,filters=4,pixels=4,rows=0");
-  EXPECT_EQ(rule("conv2d x=f32[8,512,28,28] w=f32[512,16,3,3] stride=2,2 pad=1,1 groups=32" + tail),
-            "conv2d_cuda_depthwise block=256,columns=16,filters=8,pixels=4,rows=0");
-  EXPECT_EQ(rule("conv2d_bias_act x=f16[8,56,7,7] w=f16[56,8,3,3] b=f16[56] stride=1,1 pad=1,1 groups=7" + tail +
+  EXPECT_EQ(rule("conv2d_bias_act x=f16[8,56,7,7] w=f16[56,4,3,3] b=f16[56] stride=1,1 pad=1,1 groups=14" + tail +
                  " act=relu"),
-            "conv2d_bias_act_cuda_depthwise block=256,columns=8,filters=8,pixels=4,rows=0");
+            "conv2d_bias_act_cuda_depthwise block=256,columns=8,filters=4,pixels=4,rows=0");
+  // f32 with 8 or more filters a group: the direct kernel, 8 filters a thread.
+  EXPECT_EQ(rule("conv2d x=f32[8,512,28,28] w=f32[512,16,3,3] stride=2,2 pad=1,1 groups=32" + tail),
+            "conv2d_cuda_direct block=256,channels_per_thread=8");
+  EXPECT_EQ(rule("conv2d_bias_act x=f32[8,56,7,7] w=f32[56,8,3,3] b=f32[56] stride=1,1 pad=1,1 groups=7" + tail +
+                 " act=relu"),
+            "conv2d_bias_act_cuda_direct block=256,channels_per_thread=8");
   EXPECT_EQ(rule("conv2d x=f32[8,12,28,28] w=f32[6,4,3,3] stride=1,1 pad=1,1 groups=3" + tail),
             "conv2d_cuda_depthwise block=256,columns=32,filters=2,pixels=4,rows=0");
-  // Not grouped 3x3 with an even K/G (or C/G above 16): other rules, or none without the
-  // device's libraries.
+  // Not grouped 3x3 with an even K/G (or C/G above 16), or 16-bit with 8 or more channels
+  // a group (cuDNN's tensor cores): other rules, or none without the device's libraries.
   auto served = [&](const std::string& line) {
     StatusOr<Decision> d = dispatcher.Heuristic(canonical(line));
     return d.ok() ? fmt::format("{} {}", d->implementation->name(), d->config.ToString()) : d.status().ToString();
@@ -696,8 +702,13 @@ TEST(Conv2dGroupedTest, SeveralFiltersAThreadWhereTheyFitAndTheRuleForGroupedLay
            "conv2d x=f32[8,12,28,28] w=f32[9,4,3,3] stride=1,1 pad=1,1 groups=3" + tail,
            "conv2d x=f32[8,64,28,28] w=f32[64,1,3,3] stride=1,1 pad=1,1 groups=64" + tail,
            "conv2d x=f32[8,1024,7,7] w=f32[1024,32,3,3] stride=1,1 pad=1,1 groups=32" + tail,
+           "conv2d x=bf16[16,512,14,14] w=bf16[512,16,3,3] stride=1,1 pad=1,1 groups=32" + tail,
+           "conv2d x=f16[8,256,28,28] w=f16[256,8,3,3] stride=1,1 pad=1,1 groups=32" + tail,
        }) {
-    EXPECT_EQ(served(line).find("filters="), std::string::npos) << line;
+    const std::string d = served(line);
+    for (const char* grouped : {"filters=2", "filters=4", "filters=8", "_cuda_direct "}) {
+      EXPECT_EQ(d.find(grouped), std::string::npos) << line << ": " << d;
+    }
   }
 }
 
