@@ -129,8 +129,11 @@ class Dispatcher {
   // with its config (strategies/floor_verdict.cc).
   std::optional<Candidate> RuleCandidate(const Workload& canonical,
                                          const std::vector<const records::RecordEntry*>& there) const;
-  // Of the nearest_k nearest tuned workloads of this target (hidden ones do not count;
-  // within nearest_max_distance), the nearest on which the rule runs `rule_implementation`
+  // The nearest_k nearest tuned workloads with records on this target (hidden ones, a
+  // study's, do not count), within nearest_max_distance, nearest first; none without
+  // records or with use_nearest_records off (strategies/floor_verdict.cc).
+  std::vector<records::Neighbour> TunedNeighbours(const Workload& canonical) const;
+  // Of TunedNeighbours, the nearest on which the rule runs `rule_implementation`
   // and which measured both the rule's pick there and `vendor`: the two times it measured.
   // None without records, with use_nearest_records off, or without such a workload.
   struct FloorVerdict {
@@ -142,8 +145,7 @@ class Dispatcher {
   };
   std::optional<FloorVerdict> NeighboursVerdict(const Workload& canonical, std::string_view rule_implementation,
                                                 const Candidate& vendor) const;
-  // Where the nearest tuned workload of this target (of the nearest_k, within
-  // nearest_max_distance; hidden ones do not count) that measured `pick` ran it at
+  // Where the nearest of TunedNeighbours that measured `pick` ran it at
   // `contested` x its best or slower: why, in words; else none (strategies/records_contest.cc).
   std::optional<std::string> ContestedByRecords(const Workload& canonical, const Candidate& pick,
                                                 double contested) const;

@@ -45,17 +45,22 @@ std::optional<Candidate> Dispatcher::RuleCandidate(const Workload& canonical,
   return std::nullopt;
 }
 
+std::vector<records::Neighbour> Dispatcher::TunedNeighbours(const Workload& canonical) const {
+  std::vector<records::Neighbour> out;
+  if (db_ == nullptr || !options_.use_nearest_records) return out;
+  const int k = options_.nearest_k + static_cast<int>(options_.hidden_workloads.size());
+  for (records::Neighbour& n : db_->Nearest(canonical, target_, k)) {
+    if (options_.hidden_workloads.count(n.workload->hash())) continue;
+    if (n.distance > options_.nearest_max_distance || static_cast<int>(out.size()) == options_.nearest_k) break;
+    out.push_back(std::move(n));
+  }
+  return out;
+}
+
 std::optional<Dispatcher::FloorVerdict> Dispatcher::NeighboursVerdict(const Workload& canonical,
                                                                       std::string_view rule_implementation,
                                                                       const Candidate& vendor) const {
-  if (db_ == nullptr || !options_.use_nearest_records) return std::nullopt;
-  // The nearest_k nearest tuned workloads with records on this target (hidden ones, a
-  // study's, do not count), within nearest_max_distance.
-  const int k = options_.nearest_k + static_cast<int>(options_.hidden_workloads.size());
-  int seen = 0;
-  for (const records::Neighbour& n : db_->Nearest(canonical, target_, k)) {
-    if (options_.hidden_workloads.count(n.workload->hash())) continue;
-    if (n.distance > options_.nearest_max_distance || seen++ == options_.nearest_k) break;
+  for (const records::Neighbour& n : TunedNeighbours(canonical)) {
     const std::vector<const records::RecordEntry*> records = db_->ExactRecordsFor(n.workload->hash(), target_key_);
     const std::optional<Candidate> there = RuleCandidate(*n.workload, records);
     if (!there || there->implementation != rule_implementation) continue;

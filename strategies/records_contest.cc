@@ -15,12 +15,7 @@ namespace opsched {
 
 std::optional<std::string> Dispatcher::ContestedByRecords(const Workload& canonical, const Candidate& pick,
                                                           double contested) const {
-  if (db_ == nullptr || !options_.use_nearest_records) return std::nullopt;
-  const int k = options_.nearest_k + static_cast<int>(options_.hidden_workloads.size());
-  int seen = 0;
-  for (const records::Neighbour& n : db_->Nearest(canonical, target_, k)) {
-    if (options_.hidden_workloads.count(n.workload->hash())) continue;
-    if (n.distance > options_.nearest_max_distance || seen++ == options_.nearest_k) break;
+  for (const records::Neighbour& n : TunedNeighbours(canonical)) {
     constexpr double kNone = std::numeric_limits<double>::infinity();
     double best_us = kNone, pick_us = kNone;
     for (const records::RecordEntry* e : db_->ExactRecordsFor(n.workload->hash(), target_key_)) {
