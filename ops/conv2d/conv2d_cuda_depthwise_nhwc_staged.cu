@@ -18,6 +18,14 @@
 // elements), and the window is half as wide, so that 32 x 32 tiles of 5x5 and 7x7 filters
 // fit (less halo an output: on the H100 a ConvNeXt-T bf16 7x7 layer 39.5 -> 34.4 us). x is
 // read from DRAM about once (the halo of neighbouring tiles from L2), y written once.
+//
+// 16-bit 3x3 layers of an even channel count (kPair = 2): a lane owns two neighbouring
+// channels, read from shared memory as one 32-bit word and stored as one (y's channels
+// contiguous), so that the loads, conversions and stores an output costs are
+// halved (Nsight Compute on the H200: the bf16 MobileNetV2 layer of dtypes.txt line 37
+// kept the multiprocessors 69% busy issuing and DRAM 25%: instruction-bound).
+// (The two halves of a warp then read pixels 128 bytes apart: a two-way bank conflict
+// on those reads, whose bytes a wavefront carries are the same as before.)
 #include <algorithm>
 #include <cstdint>
 
@@ -142,15 +150,39 @@ __device__ __forceinline__ void StageWindow(const Problem& p, const NhwcStagedGe
   }
 }
 
-// Computes and stores tile t's outputs of channel c (the caller's lane) from its staged
-// window, with the channel's filter `wv` and bias.
-template <typename T, int KS, int ST, int RPT, int kC>
+// kPair neighbouring channels from shared memory (a 16-bit pair as one 32-bit word).
+template <typename T, int kPair>
+__device__ __forceinline__ void LoadChannels(const typename T::Storage* at, float (&v)[kPair]) {
+  if constexpr (kPair == 1) {
+    v[0] = T::Load(*at);
+  } else {
+    static_assert(sizeof(typename T::Storage) == 2, "pairs of 16-bit channels");
+    const uint32_t word = *reinterpret_cast<const uint32_t*>(at);
+    v[0] = T::Load(static_cast<uint16_t>(word & 0xffffu));
+    v[1] = T::Load(static_cast<uint16_t>(word >> 16));
+  }
+}
+
+// kPair neighbouring channels' outputs into y at `out` (a pair: one 32-bit store; Paired
+// checks that y's pairs are aligned words).
+template <typename T, int kPair>
+__device__ __forceinline__ void StoreChannels(typename T::Storage* out, const float (&a)[kPair]) {
+  if constexpr (kPair == 1) {
+    *out = T::Store(a[0]);
+  } else {
+    *reinterpret_cast<uint32_t*>(out) = uint32_t(T::Store(a[0])) | (uint32_t(T::Store(a[1])) << 16);
+  }
+}
+
+// Computes and stores tile t's outputs of the kPair channels from c (the caller's lane
+// times kPair) from its staged window, with the channels' filters `wv` and biases.
+template <typename T, int KS, int ST, int RPT, int kC, int kPair>
 __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGeometry& g, const Tile& t,
-                                            const typename T::Storage* staged, const float (&wv)[KS * KS], float bias,
-                                            int lane, int worker, int workers) {
+                                            const typename T::Storage* staged, const float (&wv)[kPair][KS * KS],
+                                            const float (&bias)[kPair], int lane, int worker, int workers) {
   using S = typename T::Storage;
   const int P = static_cast<int>(p.p), Q = static_cast<int>(p.q);
-  const int c = t.c0 + lane;
+  const int c = t.c0 + lane * kPair;
   // Strips of RPT rows x kCPT columns of outputs; thread `worker` takes strips worker,
   // worker + workers, ... stepping (group, strip column) without dividing.
   const int rows = min(g.tile_rows, P - t.p0), columns = min(g.tile_columns, Q - t.q0);
@@ -162,18 +194,21 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
   const bool fused = p.kind == Kind::kBiasActivation;
   constexpr int kSpanR = (RPT - 1) * ST + KS, kSpanC = (kCPT - 1) * ST + KS;
   while (group < groups) {
-    const S* win = staged + ((group * RPT * ST) * g.window_columns + sc * kCPT * ST) * kC + lane;
-    float acc[RPT][kCPT];
+    const S* win = staged + ((group * RPT * ST) * g.window_columns + sc * kCPT * ST) * kC + lane * kPair;
+    float acc[RPT][kCPT][kPair];
 #pragma unroll
     for (int i = 0; i < RPT; ++i) {
 #pragma unroll
-      for (int j = 0; j < kCPT; ++j) acc[i][j] = 0.0f;
+      for (int j = 0; j < kCPT; ++j) {
+#pragma unroll
+        for (int h = 0; h < kPair; ++h) acc[i][j][h] = 0.0f;
+      }
     }
 #pragma unroll
     for (int dr = 0; dr < kSpanR; ++dr) {
-      float v[kSpanC];
+      float v[kSpanC][kPair];
 #pragma unroll
-      for (int tap = 0; tap < kSpanC; ++tap) v[tap] = T::Load(win[(dr * g.window_columns + tap) * kC]);
+      for (int tap = 0; tap < kSpanC; ++tap) LoadChannels<T, kPair>(win + (dr * g.window_columns + tap) * kC, v[tap]);
 #pragma unroll
       for (int i = 0; i < RPT; ++i) {
         const int r = dr - i * ST;  // compile-time after unrolling
@@ -181,7 +216,10 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
 #pragma unroll
         for (int j = 0; j < kCPT; ++j) {
 #pragma unroll
-          for (int s2 = 0; s2 < KS; ++s2) acc[i][j] = fmaf(v[j * ST + s2], wv[r * KS + s2], acc[i][j]);
+          for (int s2 = 0; s2 < KS; ++s2) {
+#pragma unroll
+            for (int h = 0; h < kPair; ++h) acc[i][j][h] = fmaf(v[j * ST + s2][h], wv[h][r * KS + s2], acc[i][j][h]);
+          }
         }
       }
     }
@@ -191,7 +229,10 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
 #pragma unroll
       for (int i = 0; i < RPT; ++i) {
 #pragma unroll
-        for (int j = 0; j < kCPT; ++j) acc[i][j] = Activate(p.act, acc[i][j] + bias);
+        for (int j = 0; j < kCPT; ++j) {
+#pragma unroll
+          for (int h = 0; h < kPair; ++h) acc[i][j][h] = Activate(p.act, acc[i][j][h] + bias[h]);
+        }
       }
     }
     const int r0 = group * RPT, q = sc * kCPT;
@@ -201,7 +242,7 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
       for (int i = 0; i < RPT; ++i, row += ys2) {
         S* out = row;
 #pragma unroll
-        for (int j = 0; j < kCPT; ++j, out += ys3) *out = T::Store(acc[i][j]);
+        for (int j = 0; j < kCPT; ++j, out += ys3) StoreChannels<T, kPair>(out, acc[i][j]);
       }
     } else {
 #pragma unroll
@@ -209,7 +250,7 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
         S* out = row;
 #pragma unroll
         for (int j = 0; j < kCPT; ++j, out += ys3) {
-          if (r0 + i < rows && q + j < columns) *out = T::Store(acc[i][j]);
+          if (r0 + i < rows && q + j < columns) StoreChannels<T, kPair>(out, acc[i][j]);
         }
       }
     }
@@ -218,7 +259,7 @@ __device__ __forceinline__ void ComputeTile(const Problem& p, const NhwcStagedGe
 }
 
 // One tile a block: stage the window and the filters, then compute.
-template <typename T, int KS, int ST, int RPT, int kC>
+template <typename T, int KS, int ST, int RPT, int kC, int kPair>
 __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(const Problem p, const NhwcStagedGeometry g) {
   using S = typename T::Storage;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -238,14 +279,28 @@ __global__ void __launch_bounds__(kDepthwiseMaxBlock) DepthwiseNhwcStagedKernel(
   CopyWait();
   __syncthreads();
 
-  const int lane = static_cast<int>(threadIdx.x) % kC, worker = static_cast<int>(threadIdx.x) / kC;
-  const int c = t.c0 + lane;
+  // kC / kPair lanes a pixel, each with kPair channels (C is even where kPair is 2).
+  constexpr int kLanes = kC / kPair;
+  const int lane = static_cast<int>(threadIdx.x) % kLanes, worker = static_cast<int>(threadIdx.x) / kLanes;
+  const int c = t.c0 + lane * kPair;
   if (c >= C) return;  // (no barrier follows)
-  float wv[KS * KS];
+  float wv[kPair][KS * KS], bias[kPair];
 #pragma unroll
-  for (int tap = 0; tap < KS * KS; ++tap) wv[tap] = weights[tap * kC + lane];
-  const float bias = p.kind == Kind::kBiasActivation ? T::Load(static_cast<const S*>(p.b)[int64_t(c) * p.b_stride]) : 0.0f;
-  ComputeTile<T, KS, ST, RPT, kC>(p, g, t, staged, wv, bias, lane, worker, static_cast<int>(blockDim.x) / kC);
+  for (int h = 0; h < kPair; ++h) {
+#pragma unroll
+    for (int tap = 0; tap < KS * KS; ++tap) wv[h][tap] = weights[tap * kC + lane * kPair + h];
+    bias[h] = p.kind == Kind::kBiasActivation ? T::Load(static_cast<const S*>(p.b)[int64_t(c + h) * p.b_stride]) : 0.0f;
+  }
+  ComputeTile<T, KS, ST, RPT, kC, kPair>(p, g, t, staged, wv, bias, lane, worker, static_cast<int>(blockDim.x) / kLanes);
+}
+
+// Two channels a lane: 16-bit elements, a 3x3 filter (a pair's 18 weights in registers;
+// 5x5 and 7x7 filters stay one channel a lane), an even channel count, and y's channel
+// pairs 4-byte words (contiguous channels, even strides; the launch checks y's alignment).
+bool Paired(const Problem& p) {
+  const int64_t* ys = p.y_strides;
+  return ElementBytes(p.type) == 2 && UnrolledFilter(p) == 3 && p.c % 2 == 0 && ys[1] == 1 && ys[0] % 2 == 0 &&
+         ys[2] % 2 == 0 && ys[3] % 2 == 0;
 }
 
 // The geometry of `c` for `p`; tiles_p 0 when the config does not fit.
@@ -303,10 +358,11 @@ LaunchShape DepthwiseNhwcStagedLaunch(const Problem& p, const DepthwiseStagedCon
   // Tile rows, tile columns and channel lanes that fall inside the output, and warps
   // with a strip of their own (a lane computes rows_per_thread x kCPT outputs of a channel).
   const int strips = g.tile_rows / c.rows_per_thread * ((g.tile_columns + kCPT - 1) / kCPT);
+  const int lanes = Paired(p) ? c.channels / 2 : c.channels;  // lanes a pixel
   const double useful = double(p.p) / (double(g.tiles_p) * g.tile_rows) *
                         double(p.q) / (double(g.tiles_q) * g.tile_columns) *
                         double(p.c) / (double(g.channel_blocks) * c.channels) *
-                        std::min(1.0, double(strips) / (c.block / c.channels));
+                        std::min(1.0, double(strips) / (c.block / lanes));
   return LaunchShape{.blocks = TilesOf(p, g),
                      .threads = c.block,
                      .shared_bytes = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels),
@@ -321,13 +377,20 @@ gpuError_t LaunchDepthwiseNhwcStaged(const Problem& p, const DepthwiseStagedConf
   const int64_t kv = 16 / ElementBytes(p.type);
   const int64_t* s = p.x_strides;
   g.vectors = Aligned(p.x, 16) && s[1] == 1 && p.c % kv == 0 && s[0] % kv == 0 && s[2] % kv == 0 && s[3] % kv == 0;
+  const bool paired = Paired(p) && Aligned(p.y, 4);
   const unsigned blocks = static_cast<unsigned>(TilesOf(p, g));
   const size_t shared = SharedBytes(g, static_cast<int>(p.r), ElementBytes(p.type), c.channels);
   return VisitType(p, [&]<typename T>() {
     return VisitFilter(p, [&]<int KS, int ST>() {
       if constexpr (KS > 0) {
         const auto launch_rpt = [&]<int RPT, int kC>() {
-          DepthwiseNhwcStagedKernel<T, KS, ST, RPT, kC><<<blocks, c.block, shared, stream>>>(p, g);
+          if constexpr (KS == 3 && sizeof(typename T::Storage) == 2) {
+            if (paired) {
+              DepthwiseNhwcStagedKernel<T, KS, ST, RPT, kC, 2><<<blocks, c.block, shared, stream>>>(p, g);
+              return;
+            }
+          }
+          DepthwiseNhwcStagedKernel<T, KS, ST, RPT, kC, 1><<<blocks, c.block, shared, stream>>>(p, g);
         };
         const auto launch = [&]<int kC>() {
           switch (c.rows_per_thread) {
