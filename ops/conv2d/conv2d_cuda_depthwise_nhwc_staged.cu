@@ -24,8 +24,9 @@
 // contiguous), so that the loads, conversions and stores an output costs are
 // halved (Nsight Compute on the H200: the bf16 MobileNetV2 layer of dtypes.txt line 37
 // kept the multiprocessors 69% busy issuing and DRAM 25%: instruction-bound).
-// (The two halves of a warp then read pixels 128 bytes apart: a two-way bank conflict
-// on those reads, whose bytes a wavefront carries are the same as before.)
+// (A warp's lanes then read the pixels of neighbouring strips, two columns apart, 128 or
+// 64 bytes: a two-way bank conflict on those reads; a wavefront carries as many bytes as
+// the one-channel reads did.)
 #include <algorithm>
 #include <cstdint>
 
