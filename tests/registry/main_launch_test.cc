@@ -88,14 +88,27 @@ TEST_F(MainLaunchTest, StagedDepthwiseTilesSayTheirBlocksAndTheRowsTheyWaste) {
   EXPECT_EQ(rows4->blocks, 8 * 96 * 14);
   // One strip of 4 rows a column: 56 strips for 128 threads.
   EXPECT_DOUBLE_EQ(rows4->useful, 56.0 / 128);
-  // nhwc: 32-channel lanes; 144 channels in 5 blocks of 32.
+  // nhwc: 144 channels in 5 blocks of 32. f32: a lane a channel, 32 lanes a pixel, so
+  // the block's 4 workers take the tile's 4 strips of 8 x 2.
+  const auto nhwc_line = [](const char* dtype) {
+    return fmt::format("conv2d x={0}[32,56,56,144] w={0}[144,3,3,1] stride=1,1 pad=1,1 dilation=1,1 groups=144 "
+                       "layout=nhwc math=fp32",
+                       dtype);
+  };
   const std::optional<LaunchShape> nhwc = Launch(
-      "conv2d_cuda_depthwise_staged_nhwc",
-      "conv2d x=bf16[32,56,56,144] w=bf16[144,3,3,1] stride=1,1 pad=1,1 dilation=1,1 groups=144 layout=nhwc math=fp32",
+      "conv2d_cuda_depthwise_staged_nhwc", nhwc_line("f32"),
       "block=128,columns=8,rows=8,rows_per_thread=8");
   ASSERT_TRUE(nhwc.has_value());
   EXPECT_EQ(nhwc->blocks, 32 * 7 * 7 * 5);
-  EXPECT_DOUBLE_EQ(nhwc->useful, 144.0 / 160);  // 4 strips of 8 x 2 for 4 warps
+  EXPECT_DOUBLE_EQ(nhwc->useful, 144.0 / 160);
+  // bf16 3x3 of an even channel count: two channels a lane, 16 lanes a pixel, so 8
+  // workers share the 4 strips.
+  const std::optional<LaunchShape> paired = Launch(
+      "conv2d_cuda_depthwise_staged_nhwc", nhwc_line("bf16"),
+      "block=128,columns=8,rows=8,rows_per_thread=8");
+  ASSERT_TRUE(paired.has_value());
+  EXPECT_EQ(paired->blocks, 32 * 7 * 7 * 5);
+  EXPECT_DOUBLE_EQ(paired->useful, 144.0 / 160 * 4 / 8);
 }
 
 // Channels-last tiles that split the map into whole tiles: MobileNetV2's 56x56 layer in
