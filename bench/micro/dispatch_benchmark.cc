@@ -6,12 +6,14 @@
 // docs/consumer-guide.md and docs/selector.md.
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include <benchmark/benchmark.h>
 
 #include "core/buffer.h"
 #include "core/gpu/gpu_backend.h"
 #include "opsched/runtime.h"
+#include "records/database.h"
 #include "selector/selector.h"
 #include "ops/scatter/scatter_def.h"
 #include "strategies/dispatcher.h"
@@ -227,6 +229,49 @@ void BM_FirstPredictedDecision(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_FirstPredictedDecision)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// The same first decision with record logs loaded (OPSCHED_BENCH_RECORDS, paths separated
+// by ':'), the target's own: a prediction is then also checked against the nearest tuned
+// workload that measured it (Dispatcher::ContestedByRecords), one more nearest query.
+void BM_FirstPredictedDecisionWithRecords(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  const char* env = std::getenv("OPSCHED_BENCH_RECORDS");
+  if (env == nullptr || *env == 0) {
+    state.SkipWithError("OPSCHED_BENCH_RECORDS names no record logs");
+    return;
+  }
+  records::Database db;
+  for (std::string_view rest = env; !rest.empty();) {
+    const size_t cut = rest.find(':');
+    const std::string path(rest.substr(0, cut));
+    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+    if (path.empty()) continue;
+    if (Status s = db.Load(path); !s.ok()) {
+      state.SkipWithError(std::string(s.message()).c_str());
+      return;
+    }
+  }
+  const Target target = *QueryTarget(Device{gpu::BackendKind(), 0});
+  std::unique_ptr<Selector> model = BenchModel(state, target);
+  if (model == nullptr) return;
+  const auto [line, count] = LargestSpace(target);
+  state.SetLabel(line.substr(0, line.find(' ')));
+  state.counters["candidates"] = static_cast<double>(count);
+  state.counters["records"] = static_cast<double>(db.size());
+  const Workload w = *ParseWorkload(line);
+  const DispatchOptions options{.model_max_distance = 1e9};
+  Dispatcher probe(Registry::Global(), target, &db, options, model.get());
+  StatusOr<const CachedDecision*> first = probe.Decide(w);
+  if (!first.ok() || (*first)->decision.provenance != Provenance::kPredicted) {
+    state.SkipWithError("the model did not decide");
+    return;
+  }
+  for (auto _ : state) {
+    Dispatcher d(Registry::Global(), target, &db, options, model.get());
+    benchmark::DoNotOptimize(d.Decide(w));
+  }
+}
+BENCHMARK(BM_FirstPredictedDecisionWithRecords)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // The same decision once cached.
 void BM_CachedPredictedDecision(benchmark::State& state) {

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# h127 (H200): the cost of a first predicted decision for the largest space among the held-out layers, with the
+# shipped H200 model, without and with the shipped H200 record logs loaded (the records' contest: one more nearest
+# query), and the cached decision; median of 3 repetitions.
+set -uo pipefail
+H=.out/h127; rm -rf .bundle; tar xJf $H/bundle.tar.xz -C .
+R=bench/records/nvidia-h200
+export OPSCHED_BENCH_MODEL=$R/model.opsm
+export OPSCHED_BENCH_RECORDS=$R/conv.log:$R/dtypes.log:$R/models.log:$R/pointwise.log:$R/reduce.log:$R/scatter.log
+timeout 300 .bundle/run dispatch_benchmark --benchmark_filter='Predicted' --benchmark_repetitions=3 \
+  --benchmark_report_aggregates_only=true 2>&1 | tee $OUT/dispatch_benchmark.txt
