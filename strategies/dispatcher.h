@@ -133,6 +133,9 @@ class Dispatcher {
   // study's, do not count), within nearest_max_distance, nearest first; none without
   // records or with use_nearest_records off (strategies/floor_verdict.cc).
   std::vector<records::Neighbour> TunedNeighbours(const Workload& canonical) const;
+  // The fastest ok measurement among `records` (one workload's) of `candidate`, or of
+  // any candidate when it is null; infinity where there is none.
+  double FastestMeasured(const std::vector<const records::RecordEntry*>& records, const Candidate* candidate) const;
   // Of TunedNeighbours, the nearest on which the rule runs `rule_implementation`
   // and which measured both the rule's pick there and `vendor`: the two times it measured.
   // None without records, with use_nearest_records off, or without such a workload.

@@ -7,6 +7,7 @@
 // a MobileNetV2 1x1 projection: 3.27x and 1.76x their best) where the nearest tuned layers
 // had measured the rule's im2col GEMM 5.8x and 1.2-1.4x faster than it.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -57,6 +58,20 @@ std::vector<records::Neighbour> Dispatcher::TunedNeighbours(const Workload& cano
   return out;
 }
 
+double Dispatcher::FastestMeasured(const std::vector<const records::RecordEntry*>& records,
+                                   const Candidate* candidate) const {
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const records::RecordEntry* e : records) {
+    if (e->status != records::OK || !(e->call_us > 0)) continue;
+    if (candidate != nullptr && (db_->implementation(e->implementation) != candidate->implementation ||
+                                 db_->config(e->config) != candidate->config)) {
+      continue;
+    }
+    fastest = std::min<double>(fastest, e->call_us);
+  }
+  return fastest;
+}
+
 std::optional<Dispatcher::FloorVerdict> Dispatcher::NeighboursVerdict(const Workload& canonical,
                                                                       std::string_view rule_implementation,
                                                                       const Candidate& vendor) const {
@@ -64,16 +79,8 @@ std::optional<Dispatcher::FloorVerdict> Dispatcher::NeighboursVerdict(const Work
     const std::vector<const records::RecordEntry*> records = db_->ExactRecordsFor(n.workload->hash(), target_key_);
     const std::optional<Candidate> there = RuleCandidate(*n.workload, records);
     if (!there || there->implementation != rule_implementation) continue;
-    constexpr double kNone = std::numeric_limits<double>::infinity();
-    double rule_us = kNone, vendor_us = kNone;
-    for (const records::RecordEntry* e : records) {
-      if (e->status != records::OK || !(e->call_us > 0)) continue;
-      const std::string& impl = db_->implementation(e->implementation);
-      const Config& config = db_->config(e->config);
-      if (impl == there->implementation && config == there->config) rule_us = std::min<double>(rule_us, e->call_us);
-      if (impl == vendor.implementation && config == vendor.config) vendor_us = std::min<double>(vendor_us, e->call_us);
-    }
-    if (rule_us == kNone || vendor_us == kNone) continue;
+    const double rule_us = FastestMeasured(records, &*there), vendor_us = FastestMeasured(records, &vendor);
+    if (std::isinf(rule_us) || std::isinf(vendor_us)) continue;
     return FloorVerdict{n.workload->ToString(), n.distance, *there, rule_us, vendor_us};
   }
   return std::nullopt;

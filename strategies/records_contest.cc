@@ -4,9 +4,9 @@
 // H200 the shipped model ranked cuDNN's pick first for a held-out f32 ResNeXt grouped 3x3
 // layer at stride 2 (71 us), which the own direct kernel runs in 18; the model had never
 // seen a grouped layer, the records of one tuned later had measured the same gap.
-#include <algorithm>
-#include <limits>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/format.h"
 #include "strategies/dispatcher.h"
@@ -16,16 +16,10 @@ namespace opsched {
 std::optional<std::string> Dispatcher::ContestedByRecords(const Workload& canonical, const Candidate& pick,
                                                           double contested) const {
   for (const records::Neighbour& n : TunedNeighbours(canonical)) {
-    constexpr double kNone = std::numeric_limits<double>::infinity();
-    double best_us = kNone, pick_us = kNone;
-    for (const records::RecordEntry* e : db_->ExactRecordsFor(n.workload->hash(), target_key_)) {
-      if (e->status != records::OK || !(e->call_us > 0)) continue;
-      best_us = std::min<double>(best_us, e->call_us);
-      if (db_->implementation(e->implementation) == pick.implementation && db_->config(e->config) == pick.config) {
-        pick_us = std::min<double>(pick_us, e->call_us);
-      }
-    }
-    if (pick_us == kNone) continue;  // not measured there: the next one may have
+    const std::vector<const records::RecordEntry*> records = db_->ExactRecordsFor(n.workload->hash(), target_key_);
+    const double pick_us = FastestMeasured(records, &pick);
+    if (std::isinf(pick_us)) continue;  // not measured there: the next one may have
+    const double best_us = FastestMeasured(records, nullptr);
     // The nearest that measured it speaks, one way or the other.
     if (pick_us < contested * best_us) return std::nullopt;
     return fmt::format("contested by the records: the tuned workload '{}' (distance {:.2f}) ran it in {:.2f} us, "
