@@ -205,28 +205,34 @@ std::unique_ptr<Selector> BenchModel(benchmark::State& state, const Target& targ
   return *std::move(model);
 }
 
-// A first-time decision: canonicalise, enumerate the legal candidates, predict each, pick.
-// A fresh dispatcher per iteration, so that nothing is cached.
-void BM_FirstPredictedDecision(benchmark::State& state) {
-  if (!HaveGpu(state)) return;
+// A first-time decision: canonicalise, enumerate the legal candidates, predict each, pick;
+// with `db`'s records when given. A fresh dispatcher per iteration, so that nothing is
+// cached.
+void TimeFirstPredictedDecision(benchmark::State& state, const records::Database* db, const DispatchOptions& options) {
   const Target target = *QueryTarget(Device{gpu::BackendKind(), 0});
   std::unique_ptr<Selector> model = BenchModel(state, target);
   if (model == nullptr) return;
   const auto [line, count] = LargestSpace(target);
   state.SetLabel(line.substr(0, line.find(' ')));
   state.counters["candidates"] = static_cast<double>(count);
+  if (db != nullptr) state.counters["records"] = static_cast<double>(db->size());
   const Workload w = *ParseWorkload(line);
-  const DispatchOptions options{.allow_transferred_records = true, .model_max_distance = 1e9};
-  Dispatcher probe(Registry::Global(), target, nullptr, options, model.get());
+  Dispatcher probe(Registry::Global(), target, db, options, model.get());
   StatusOr<const CachedDecision*> first = probe.Decide(w);
   if (!first.ok() || (*first)->decision.provenance != Provenance::kPredicted) {
     state.SkipWithError("the model did not decide");
     return;
   }
   for (auto _ : state) {
-    Dispatcher d(Registry::Global(), target, nullptr, options, model.get());
+    Dispatcher d(Registry::Global(), target, db, options, model.get());
     benchmark::DoNotOptimize(d.Decide(w));
   }
+}
+
+void BM_FirstPredictedDecision(benchmark::State& state) {
+  if (!HaveGpu(state)) return;
+  TimeFirstPredictedDecision(state, nullptr,
+                             DispatchOptions{.allow_transferred_records = true, .model_max_distance = 1e9});
 }
 BENCHMARK(BM_FirstPredictedDecision)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -251,25 +257,7 @@ void BM_FirstPredictedDecisionWithRecords(benchmark::State& state) {
       return;
     }
   }
-  const Target target = *QueryTarget(Device{gpu::BackendKind(), 0});
-  std::unique_ptr<Selector> model = BenchModel(state, target);
-  if (model == nullptr) return;
-  const auto [line, count] = LargestSpace(target);
-  state.SetLabel(line.substr(0, line.find(' ')));
-  state.counters["candidates"] = static_cast<double>(count);
-  state.counters["records"] = static_cast<double>(db.size());
-  const Workload w = *ParseWorkload(line);
-  const DispatchOptions options{.model_max_distance = 1e9};
-  Dispatcher probe(Registry::Global(), target, &db, options, model.get());
-  StatusOr<const CachedDecision*> first = probe.Decide(w);
-  if (!first.ok() || (*first)->decision.provenance != Provenance::kPredicted) {
-    state.SkipWithError("the model did not decide");
-    return;
-  }
-  for (auto _ : state) {
-    Dispatcher d(Registry::Global(), target, &db, options, model.get());
-    benchmark::DoNotOptimize(d.Decide(w));
-  }
+  TimeFirstPredictedDecision(state, &db, DispatchOptions{.model_max_distance = 1e9});
 }
 BENCHMARK(BM_FirstPredictedDecisionWithRecords)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
