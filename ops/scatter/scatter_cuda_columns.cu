@@ -44,11 +44,11 @@ __global__ void ColumnsKernel(Params p, int columns, int slices, int rows_per_ch
   const int end = min(static_cast<int>(p.index_axis), first + rows_per_chunk);
   const I* __restrict__ indices = static_cast<const I*>(p.indices);
   const S* __restrict__ updates = static_cast<const S*>(p.updates);
-  bool saw_bad = false;
+  int64_t first_bad = -1;  // reported after the wait: the copy clears the word
   if (col < inner) {
     int r = first + static_cast<int>(threadIdx.x) / columns;
     // kAhead rows in flight, then their adds; positions grow with r, so a thread's first
-    // bad position is the smallest it has (RecordBad keeps the grid's smallest).
+    // bad position is the smallest it has (the word keeps the grid's smallest).
     for (; r < end; r += kAhead * row_step) {
       int64_t index[kAhead];
       Acc value[kAhead];
@@ -62,9 +62,8 @@ __global__ void ColumnsKernel(Params p, int columns, int slices, int rows_per_ch
           if (Normalise(static_cast<int64_t>(indices[pos]), p.axis_size, &target)) {
             index[u] = target;
             value[u] = T::Load(updates[pos]);
-          } else if (!kInPlace && !saw_bad) {
-            RecordBad(&header->bad, pos);
-            saw_bad = true;
+          } else if (!kInPlace && first_bad < 0) {
+            first_bad = pos;
           }
         }
       }
@@ -84,7 +83,7 @@ __global__ void ColumnsKernel(Params p, int columns, int slices, int rows_per_ch
     const Acc v = tile[t];
     if (c < inner && v != Acc(0)) AtomicCombine(&out[int64_t(t / columns) * inner + c], v, Reduction::kAdd);
   }
-  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
+  if (first_bad >= 0) ReportBadPosition<I>(p, &header->bad, first_bad, slot);
 }
 
 }  // namespace

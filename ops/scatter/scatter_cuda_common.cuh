@@ -3,7 +3,7 @@
 // out; type dispatch and launch arithmetic.
 //
 // The bad-index word (first 8 bytes of the workspace, zeroed by the launcher together
-// with the last-block counter that follows it) holds kWordBias - p for the smallest bad
+// with the block counter that follows it) holds kWordBias - p for the smallest bad
 // position p seen (atomicMax keeps the smallest p); 0 means no bad index. A kernel
 // writes the host's error slot only when there is an error; an op that finished with
 // its slot still pending found none.
@@ -32,20 +32,12 @@ inline constexpr Word kWordBias = Word(1) << 62;
 __device__ __forceinline__ void RecordBad(Word* word, int64_t position) {
   atomicMax(word, kWordBias - static_cast<Word>(position));
 }
-// Records the first of a thread's bad positions, bit k of `bad` standing for position_of(k)
-// (increasing in k): the word keeps the smallest position of the grid, so a thread's first
-// is all it needs to record. True where `bad` has any.
-template <typename PositionOf>
-__device__ __forceinline__ bool RecordFirstBad(Word* word, unsigned bad, PositionOf position_of) {
-  if (bad == 0) return false;
-  RecordBad(word, position_of(__ffs(static_cast<int>(bad)) - 1));
-  return true;
-}
 __device__ __forceinline__ int64_t BadPosition(Word word) {
   return static_cast<int64_t>(kWordBias - word);
 }
 
-// The workspace prefix: the bad-index word and the last-block counter.
+// The workspace prefix: the bad-index word and a count of finished blocks (the windowed
+// bucketed scatter's and the privatized scatter's).
 struct WorkspaceHeader {
   Word bad;
   unsigned int blocks_done;
@@ -139,20 +131,49 @@ __device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
   s->state = kSlotError;
 }
 
-// Called by every thread at the end of its block: the last block to finish reports the
-// word. `saw_bad`: whether this thread recorded a bad index. Only a block that recorded
-// one fences before counting itself, and threads other than the first leave after the
-// barrier. (A fence waits until the thread's reductions have reached L2; in every block,
-// behind a second barrier, it held the block's warps resident: the i64 assignment of
-// 2^20 took 37.5 us on the H100 with it, 34.5 without.)
+// Publishes the position the word holds, and the index found there, to the host's slot.
+// Several threads may publish at once (ReportBadPosition): each rewrites the slot until
+// the word still holds what it wrote once its writes are visible. The word only moves to
+// smaller positions, so the slot ends with the smallest and its own value.
 template <typename I>
-__device__ void ReportFromLastBlock(const Params& p, WorkspaceHeader* header, ErrorSlot slot, bool saw_bad) {
-  const bool block_saw_bad = __syncthreads_or(saw_bad);
-  if (threadIdx.x != 0) return;
-  if (block_saw_bad) __threadfence();  // this block's atomicMax on the word is visible before the count
-  if (atomicAdd(&header->blocks_done, 1u) != gridDim.x - 1) return;
-  __threadfence();
-  ReportBad<I>(p, *static_cast<volatile Word*>(&header->bad), slot);
+__device__ void PublishBad(const Params& p, const Word* word, ErrorSlot slot) {
+  volatile ErrorSlotData* s = slot.device;
+  if (s == nullptr) return;
+  const volatile Word* current = word;
+  Word seen = *current;
+  while (true) {
+    const int64_t position = BadPosition(seen);
+    s->position = position;
+    s->value = position >= 0 && position < p.n ? IndexAt<I>(p, position) : 0;
+    __threadfence_system();
+    const Word now = *current;
+    if (now == seen) break;
+    seen = now;
+  }
+  s->state = kSlotError;
+}
+
+// Records a bad position in the word. The thread that makes it the smallest recorded so
+// far publishes it (PublishBad); a thread that finds a smaller one recorded leaves that to
+// its recorder. No thread waits for others, and a kernel that meets no bad index does
+// nothing more. (A report by the last block to finish made every block count itself
+// with an atomic: 1.2 us of the 24.2 us that the i64 assignment of 2^20 takes on the
+// H200, docs/results/nvidia-h200/scatter-report-2026-11-29/.)
+template <typename I>
+__device__ void ReportBadPosition(const Params& p, Word* word, int64_t position, ErrorSlot slot) {
+  const Word mine = kWordBias - static_cast<Word>(position);
+  if (atomicMax(word, mine) >= mine) return;  // a smaller position is recorded
+  __threadfence_system();  // the word's new value before the slot's writes
+  PublishBad<I>(p, word, slot);
+}
+
+// ReportBadPosition for the first of a thread's bad positions, bit k of `bad` standing
+// for position_of(k) (increasing in k): the word keeps the smallest position of the grid,
+// so a thread's first is all it needs to report.
+template <typename I, typename PositionOf>
+__device__ __forceinline__ void ReportFirstBad(const Params& p, Word* word, unsigned bad, ErrorSlot slot,
+                                               PositionOf position_of) {
+  if (bad != 0) ReportBadPosition<I>(p, word, position_of(__ffs(static_cast<int>(bad)) - 1), slot);
 }
 
 // In place, the check kernel ran first: true (the first block reporting) when it found a

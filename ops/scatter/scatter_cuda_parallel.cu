@@ -49,12 +49,11 @@ __global__ void ParallelKernel(Params p, Geometry g, WorkspaceHeader* header, Er
     }
   }
   gpu::GridDependencyWait();  // the copy into out, and its clearing of the header, are done
-  const bool saw_bad = RecordFirstBad(&header->bad, bad, [&](int i) { return base + int64_t(i) * blockDim.x; });
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     if (target[i] >= 0) AtomicCombineElement<T>(out + target[i], value[i], p.reduction);
   }
-  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
+  ReportFirstBad<I>(p, &header->bad, bad, slot, [&](int i) { return base + int64_t(i) * blockDim.x; });
 }
 
 // f16/bf16 add on the fast path with an even inner extent (PairsFit): thread items are
@@ -94,8 +93,6 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
     }
   }
   gpu::GridDependencyWait();  // as ParallelKernel: the copy into out is done
-  const bool saw_bad =
-      RecordFirstBad(&header->bad, bad, [&](int b) { return 2 * (base + int64_t(b / 2) * blockDim.x) + b % 2; });
 #pragma unroll
   for (int i = 0; i < kMaxItems; ++i) {
     if (target[i][0] >= 0 && target[i][1] == target[i][0] + 1) {
@@ -110,7 +107,8 @@ __global__ void PairedKernel(Params p, Geometry g, int items, WorkspaceHeader* h
       }
     }
   }
-  if constexpr (!kInPlace) ReportFromLastBlock<I>(p, header, slot, saw_bad);
+  ReportFirstBad<I>(p, &header->bad, bad, slot,
+                    [&](int b) { return 2 * (base + int64_t(b / 2) * blockDim.x) + b % 2; });
 }
 
 }  // namespace

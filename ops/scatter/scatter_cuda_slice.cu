@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
   auto apply = [&](const Update<I, S>& u, int64_t offset, uint32_t a, uint32_t column, bool atomic) {
     int64_t index;
     if (!Normalise(static_cast<int64_t>(u.index), p.axis_size, &index)) {
-      if (!bad && !p.in_place) RecordBad(&header->bad, offset);
+      if (!bad && !p.in_place) ReportBadPosition<I>(p, &header->bad, offset, slot);
       bad = true;
       return;
     }
@@ -236,7 +236,6 @@ __global__ void __launch_bounds__(1024) SliceKernel(Params p, SliceGeometry g, b
         }
       },
       [&](float v, int64_t offset, uint32_t, uint32_t) { out[offset] = T::Store(v); });
-  if (!p.in_place) ReportFromLastBlock<I>(p, header, slot, bad);
 }
 
 }  // namespace

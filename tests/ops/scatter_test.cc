@@ -307,9 +307,9 @@ TEST_P(ScatterTest, OutOfRangeIndexIsAnErrorAndDataIsUntouched) {
   }
 }
 
-// Thousands of blocks: the bad indices sit in early blocks, and the block that reports
-// (the last one to finish) must still see the first of them, whichever finishes last.
-TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReportedByTheLastBlock) {
+// Thousands of blocks: the bad indices sit in early blocks, and the report must name the
+// first of them, whichever block finishes last.
+TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReported) {
   for (const char* dtype : {"f32", "bf16", "i64"}) {
     const Workload w = Canonical(fmt::format(
         "scatter data={0}[1000,64] indices=i64[40000,64] updates={0}[40000,64] axis=0 reduction=add", dtype));
@@ -332,6 +332,39 @@ TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReportedByTheLastBlock) {
       }
     }
     EXPECT_GE(runs, 4) << dtype;
+  }
+}
+
+// Every index from the third row on is bad: a million threads meet one, many of them
+// report at once (each that holds the smallest position so far publishes it), and the
+// slot must end with the first bad position and its own value, for every implementation.
+TEST_P(ScatterTest, TheFirstOfAMillionBadIndicesIsReported) {
+  for (const char* dtype : {"f32", "bf16", "i64"}) {
+    for (const char* reduction : {"add", "none"}) {
+      const Workload w = Canonical(fmt::format(
+          "scatter data={0}[1000,64] indices=i64[16384,64] updates={0}[16384,64] axis=0 reduction={1}", dtype,
+          reduction));
+      TrialOptions options = Options(false);
+      auto trial = Trial::Create(registry_, w, target_, options);
+      ASSERT_TRUE(trial.ok());
+      HostTensor& indices = (*trial)->inputs()[1];
+      for (int64_t row = 2; row < 16384; ++row) {
+        for (int64_t col = 0; col < 64; ++col) indices.Set(row * 64 + col, static_cast<double>(1000 + row + col));
+      }
+      OPSCHED_ASSERT_OK((*trial)->Upload());
+      int runs = 0;
+      for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+        for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
+          Status s = (*trial)->Run(*impl, config);
+          ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << " " << config.ToString() << ": " << s;
+          EXPECT_NE(s.message().find("index 1002 at position [2,0] is out of range [-1000,1000) of axis 0"),
+                    std::string::npos)
+              << impl->name() << " " << config.ToString() << ": " << s;
+          ++runs;
+        }
+      }
+      EXPECT_GE(runs, 4) << dtype << " " << reduction;
+    }
   }
 }
 
