@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "selector/candidate_encoding.h"
 #include "selector/selector.h"
+#include "strategies/neighbour_blend.h"
 
 namespace opsched {
 namespace {
@@ -296,30 +297,6 @@ constexpr double kDisagree = 1.5;
 // is this much faster there (else the model's ranking, or the vendor's pick, as without).
 constexpr double kVerdict = 1.1;
 
-// The model's slowdown of each candidate, blended (geometric mean) with what the nearest
-// training workloads measured for it: its slowdown there, or, where it was not among
-// their fastest, their slowest kept one (a lower bound), weighted by closeness. Evidence
-// from measured neighbours tempers the model's extrapolation.
-void BlendWithNeighbours(const std::vector<Selector::Neighbour>& near, const std::vector<Candidate>& candidates,
-                         std::vector<double>* slowdowns) {
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (std::isnan((*slowdowns)[i])) continue;
-    const std::string key = CandidateKey(candidates[i]);
-    double sum = 0, weights = 0;
-    for (const Selector::Neighbour& n : near) {
-      if (n.top.empty() || n.top.size() != n.top_slowdown.size()) continue;
-      double slowdown = n.top_slowdown.back();
-      for (size_t j = 0; j < n.top.size(); ++j) {
-        if (n.top[j] == key) slowdown = n.top_slowdown[j];
-      }
-      const double w = 1.0 / (n.distance + 0.1);
-      sum += w * std::log(slowdown);
-      weights += w;
-    }
-    if (weights > 0) (*slowdowns)[i] = std::exp(0.5 * std::log((*slowdowns)[i]) + 0.5 * sum / weights);
-  }
-}
-
 }  // namespace
 
 Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::vector<Considered>* notes,
@@ -425,7 +402,7 @@ Dispatcher::Prediction Dispatcher::TryPredicted(const Workload& canonical, std::
   }
   std::vector<double>& predicted = both->slowdown;
   const std::vector<double>& pool_us = both->us;
-  if (pooled) BlendWithNeighbours(near, candidates, &predicted);
+  if (pooled) BlendWithNeighbours(near, candidates, RunsAtNeighbours(registry_, target_, near, candidates), &predicted);
   size_t best = candidates.size(), second = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {
     const double t = predicted[i];

@@ -15,6 +15,7 @@
 #include "selector/selector.h"
 #include "selector/train.h"
 #include "strategies/dispatcher.h"
+#include "strategies/neighbour_blend.h"
 #include "tests/records/record_factory.h"
 #include "tests/strategies/test_op.h"
 #include "tests/test_files.h"
@@ -170,6 +171,39 @@ TEST_F(SelectorTest, ANeighbourWithNoCandidateLegalHereDoesNotMakeTheModelTruste
 
 // A rule may say where its implementation fits at all (the scatter slice kernels: dense
 // updates): a prediction outside it is contested, and the floor decides.
+// A training workload where a candidate cannot run (its config is outside the space
+// there) measured nothing about it: it does not stand in with its slowest kept candidate,
+// as it does for a candidate that runs there but was not among its fastest.
+TEST_F(SelectorTest, ANeighbourWhereACandidateCannotRunSaysNothingAboutIt) {
+  // 12544 = 256 x 49: block=1024 does not divide it; 16384: every block does.
+  Selector::Neighbour odd{.workload = Line(12544), .distance = 0.0,
+                          .top = {"scale_cpu_blocked block=64", "scale_cpu_blocked block=256"},
+                          .top_slowdown = {1.0, 3.0}};
+  Selector::Neighbour even{.workload = Line(16384), .distance = 0.0,
+                           .top = {"scale_cpu_blocked block=64", "scale_cpu_blocked block=256"},
+                           .top_slowdown = {1.0, 2.0}};
+  const std::vector<Candidate> candidates = {{"scale_cpu_blocked", Config().Set("block", int64_t(1024))},
+                                             {"scale_cpu_blocked", Config().Set("block", int64_t(256))},
+                                             {"scale_cpu_loop", Config().Set("unroll", int64_t(2))}};
+  const std::vector<std::vector<char>> runs = RunsAtNeighbours(registry_, cpu_, {odd, even}, candidates);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0], (std::vector<char>{0, 1, 1}));
+  EXPECT_EQ(runs[1], (std::vector<char>{1, 1, 1}));
+
+  // Alone, the odd workload leaves block=1024 at the model's slowdown; the loop (it runs
+  // there, not among the fastest) gets its slowest kept, 3.0: sqrt(1 * 3).
+  std::vector<double> slowdowns = {1.0, 1.0, 1.0};
+  BlendWithNeighbours({odd}, candidates, RunsAtNeighbours(registry_, cpu_, {odd}, candidates), &slowdowns);
+  EXPECT_DOUBLE_EQ(slowdowns[0], 1.0);
+  EXPECT_DOUBLE_EQ(slowdowns[1], std::sqrt(3.0));
+  EXPECT_DOUBLE_EQ(slowdowns[2], std::sqrt(3.0));
+  // With both (equally near), block=1024 hears only from the even one: sqrt(1 * 2).
+  slowdowns = {1.0, 1.0, 1.0};
+  BlendWithNeighbours({odd, even}, candidates, runs, &slowdowns);
+  EXPECT_DOUBLE_EQ(slowdowns[0], std::sqrt(2.0));
+  EXPECT_NEAR(slowdowns[1], std::sqrt(std::sqrt(6.0)), 1e-12);
+}
+
 TEST_F(SelectorTest, APickWhereTheRulesSayItDoesNotFitIsContested) {
   std::unique_ptr<Selector> model = Load(Train());
   ASSERT_NE(model, nullptr);
