@@ -45,6 +45,20 @@ class ScatterTest : public ::testing::TestWithParam<DeviceKind> {
     options.in_place = in_place;
     return options;
   }
+  // Runs `samples` configs of every applicable implementation on the uploaded trial and
+  // expects each to fail with an InvalidArgument that contains `message`; the runs made.
+  int ExpectEveryImplementationReports(Trial& trial, const Workload& w, const std::string& message, int samples) {
+    int runs = 0;
+    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
+      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), samples, rng_)) {
+        Status s = trial.Run(*impl, config);
+        EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << " " << config.ToString() << ": " << s;
+        EXPECT_NE(s.message().find(message), std::string::npos) << impl->name() << " " << config.ToString() << ": " << s;
+        ++runs;
+      }
+    }
+    return runs;
+  }
   const Registry& registry_ = Registry::Global();
   Target target_;
   std::mt19937_64 rng_{std::random_device{}()};
@@ -320,17 +334,8 @@ TEST_P(ScatterTest, BadIndexOfAnEarlyBlockIsReported) {
     indices.Set(3 * 64 + 5, 1000);      // position [3,5]: the first bad one
     indices.Set(700 * 64 + 9, -1001);  // another, further on
     OPSCHED_ASSERT_OK((*trial)->Upload());
-    int runs = 0;
-    for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
-      for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 4, rng_)) {
-        Status s = (*trial)->Run(*impl, config);
-        ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << " " << config.ToString() << ": " << s;
-        EXPECT_NE(s.message().find("index 1000 at position [3,5] is out of range [-1000,1000) of axis 0"),
-                  std::string::npos)
-            << impl->name() << " " << config.ToString() << ": " << s;
-        ++runs;
-      }
-    }
+    const int runs = ExpectEveryImplementationReports(
+        **trial, w, "index 1000 at position [3,5] is out of range [-1000,1000) of axis 0", 4);
     EXPECT_GE(runs, 4) << dtype;
   }
 }
@@ -352,17 +357,8 @@ TEST_P(ScatterTest, TheFirstOfAMillionBadIndicesIsReported) {
         for (int64_t col = 0; col < 64; ++col) indices.Set(row * 64 + col, static_cast<double>(1000 + row + col));
       }
       OPSCHED_ASSERT_OK((*trial)->Upload());
-      int runs = 0;
-      for (const Implementation* impl : testing::ApplicableImplementations(registry_, w, target_)) {
-        for (const Config& config : testing::SampleConfigs(impl->Space(w, target_), 3, rng_)) {
-          Status s = (*trial)->Run(*impl, config);
-          ASSERT_EQ(s.code(), StatusCode::kInvalidArgument) << impl->name() << " " << config.ToString() << ": " << s;
-          EXPECT_NE(s.message().find("index 1002 at position [2,0] is out of range [-1000,1000) of axis 0"),
-                    std::string::npos)
-              << impl->name() << " " << config.ToString() << ": " << s;
-          ++runs;
-        }
-      }
+      const int runs = ExpectEveryImplementationReports(
+          **trial, w, "index 1002 at position [2,0] is out of range [-1000,1000) of axis 0", 3);
       EXPECT_GE(runs, 4) << dtype << " " << reduction;
     }
   }
