@@ -157,8 +157,8 @@ __device__ void PublishBad(const Params& p, const Word* word, ErrorSlot slot) {
 // far publishes it (PublishBad); a thread that finds a smaller one recorded leaves that to
 // its recorder. No thread waits for others, and a kernel that meets no bad index does
 // nothing more. (A report by the last block to finish made every block count itself
-// with an atomic: 1.2 us of the 24.2 us that the i64 assignment of 2^20 takes on the
-// H200, docs/results/nvidia-h200/scatter-report-2026-11-29/.)
+// with an atomic: 1.2 us of the 25.3 us that the i64 assignment of 2^20 took with it on
+// the H200, docs/results/nvidia-h200/scatter-report-2026-11-29/.)
 template <typename I>
 __device__ void ReportBadPosition(const Params& p, Word* word, int64_t position, ErrorSlot slot) {
   const Word mine = kWordBias - static_cast<Word>(position);
