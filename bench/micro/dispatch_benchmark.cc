@@ -6,10 +6,10 @@
 // docs/consumer-guide.md and docs/selector.md.
 #include <cstdlib>
 #include <string>
-#include <string_view>
 
 #include <benchmark/benchmark.h>
 
+#include "absl/strings/str_split.h"
 #include "core/buffer.h"
 #include "core/gpu/gpu_backend.h"
 #include "opsched/runtime.h"
@@ -247,12 +247,8 @@ void BM_FirstPredictedDecisionWithRecords(benchmark::State& state) {
     return;
   }
   records::Database db;
-  for (std::string_view rest = env; !rest.empty();) {
-    const size_t cut = rest.find(':');
-    const std::string path(rest.substr(0, cut));
-    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
-    if (path.empty()) continue;
-    if (Status s = db.Load(path); !s.ok()) {
+  for (absl::string_view path : absl::StrSplit(env, ':', absl::SkipEmpty())) {
+    if (Status s = db.Load(std::string(path)); !s.ok()) {
       state.SkipWithError(std::string(s.message()).c_str());
       return;
     }

@@ -29,8 +29,10 @@ namespace opsched::scatter::gpu_kernels {
 using Word = unsigned long long;
 inline constexpr Word kWordBias = Word(1) << 62;
 
-__device__ __forceinline__ void RecordBad(Word* word, int64_t position) {
-  atomicMax(word, kWordBias - static_cast<Word>(position));
+// Records a bad position in the word; true where it is now the smallest recorded.
+__device__ __forceinline__ bool RecordBad(Word* word, int64_t position) {
+  const Word mine = kWordBias - static_cast<Word>(position);
+  return atomicMax(word, mine) < mine;
 }
 __device__ __forceinline__ int64_t BadPosition(Word word) {
   return static_cast<int64_t>(kWordBias - word);
@@ -117,16 +119,23 @@ __device__ int64_t IndexAt(const Params& p, int64_t pos) {
   return static_cast<int64_t>(static_cast<const I*>(p.indices)[l.index_offset]);
 }
 
-// Publishes a bad index to the host-visible slot (nothing when `word` is 0).
+// Writes the bad position `word` holds, and the index found there, into the slot (not
+// its state).
 template <typename I>
-__device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
-  volatile ErrorSlotData* s = slot.device;
-  if (word == 0 || s == nullptr) return;
+__device__ void WriteBadPosition(const Params& p, Word word, volatile ErrorSlotData* s) {
   const int64_t position = BadPosition(word);
   s->position = position;
   // A position beyond the indices cannot come from the check: report it as is rather
   // than read past the tensor.
   s->value = position >= 0 && position < p.n ? IndexAt<I>(p, position) : 0;
+}
+
+// Publishes a bad index to the host-visible slot (nothing when `word` is 0).
+template <typename I>
+__device__ void ReportBad(const Params& p, Word word, ErrorSlot slot) {
+  volatile ErrorSlotData* s = slot.device;
+  if (word == 0 || s == nullptr) return;
+  WriteBadPosition<I>(p, word, s);
   __threadfence_system();
   s->state = kSlotError;
 }
@@ -142,9 +151,7 @@ __device__ void PublishBad(const Params& p, const Word* word, ErrorSlot slot) {
   const volatile Word* current = word;
   Word seen = *current;
   while (true) {
-    const int64_t position = BadPosition(seen);
-    s->position = position;
-    s->value = position >= 0 && position < p.n ? IndexAt<I>(p, position) : 0;
+    WriteBadPosition<I>(p, seen, s);
     __threadfence_system();
     const Word now = *current;
     if (now == seen) break;
@@ -161,8 +168,7 @@ __device__ void PublishBad(const Params& p, const Word* word, ErrorSlot slot) {
 // the H200, docs/results/nvidia-h200/scatter-report-2026-11-29/.)
 template <typename I>
 __device__ void ReportBadPosition(const Params& p, Word* word, int64_t position, ErrorSlot slot) {
-  const Word mine = kWordBias - static_cast<Word>(position);
-  if (atomicMax(word, mine) >= mine) return;  // a smaller position is recorded
+  if (!RecordBad(word, position)) return;  // a smaller position is recorded
   __threadfence_system();  // the word's new value before the slot's writes
   PublishBad<I>(p, word, slot);
 }
